@@ -1,0 +1,267 @@
+// Package ops holds Loreweave's typed content operations: for every document type, the shape
+// of its data, the operations that change it, and its plain-text projection.
+//
+// It is pure: no I/O, no storage, no HTTP. Callers hand in the current state and a batch of
+// operations and get back the new state, or an *Error that names the failing operation. A
+// batch applies all or none; the state handed in is never modified.
+package ops
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// MaxNesting is the deepest JSON nesting accepted in an operation.
+const MaxNesting = 32
+
+// Document is one document's decoded content. Implementations are owned by this package;
+// callers treat a Document as an immutable value.
+type Document interface {
+	// Type is the document type ("timeline", "card", ...).
+	Type() string
+	// JSON is the canonical encoding of the data, as stored and served.
+	JSON() []byte
+	// Text is the plain-text projection used by reads and search. name is the document's
+	// metadata name; a type whose data carries its own name (card) prefers that one.
+	Text(name string) string
+	// clone returns a deep copy that apply may change freely.
+	clone() Document
+}
+
+// Env is what an operation may need to know about the world around the document. Every
+// field is optional; a nil function means "not available" and ops that need it reject.
+type Env struct {
+	// NewID returns a fresh random suffix for an id with the given prefix ("evt-"). Nil uses
+	// crypto/rand. Tests set it for deterministic output.
+	NewID func(prefix string) string
+	// DocumentExists reports whether id names a document of the same world (map pin links).
+	DocumentExists func(id string) bool
+	// History returns the batches applied to this document after version since, oldest
+	// first, each with its ops as applied. Used to transform concurrent text edits.
+	History func(since int64) ([]Batch, error)
+}
+
+// Batch is one accepted request from the op log: its version and its ops as applied.
+type Batch struct {
+	Version int64             `json:"version"`
+	Ops     []json.RawMessage `json:"ops"`
+}
+
+// Created names an item a batch created, for the response's "created" list.
+type Created struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// Result is the outcome of a successful batch.
+type Result struct {
+	// Doc is the new content; the input document is unchanged.
+	Doc Document
+	// Applied holds each op as applied: ids the service assigned filled in, text splices
+	// transformed. It is what the op log stores and live watchers receive.
+	Applied []json.RawMessage
+	// Created lists the items created, in op order.
+	Created []Created
+}
+
+// Request is one batch to apply to one document.
+type Request struct {
+	// Version is the document's version before this batch (0 if never written).
+	Version int64
+	Ops     []json.RawMessage
+	Env     Env
+}
+
+// docType describes one built-in document type.
+type docType struct {
+	name   string
+	empty  func() Document
+	decode func(data []byte) (Document, error)
+	ops    map[string]opFunc
+}
+
+// opCtx is what one op sees while it is applied.
+type opCtx struct {
+	index   int
+	name    string
+	raw     json.RawMessage
+	env     Env
+	version int64
+	// prior holds the ops of this batch already applied, for text transforms.
+	prior []json.RawMessage
+	out   *Result
+}
+
+// opFunc applies one op to doc (a private clone) and returns the op as applied.
+type opFunc func(c *opCtx, doc Document) (applied any, err error)
+
+var registry = map[string]*docType{}
+
+func register(t *docType) { registry[t.name] = t }
+
+// Types returns the built-in document types, sorted.
+func Types() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// IsBuiltin reports whether docType is a built-in document type.
+func IsBuiltin(docType string) bool {
+	_, ok := registry[docType]
+	return ok
+}
+
+// Supported returns the ops a document type accepts, sorted; nil for a type with none.
+func Supported(docType string) []string {
+	t, ok := registry[docType]
+	if !ok {
+		return []string{}
+	}
+	names := make([]string, 0, len(t.ops))
+	for n := range t.ops {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Empty returns the empty content of a document type. Types without a built-in shape (those
+// of installed tools) get an empty object.
+func Empty(docType string) Document {
+	if t, ok := registry[docType]; ok {
+		return t.empty()
+	}
+	return &opaque{typ: docType, data: []byte("{}")}
+}
+
+// Decode reads stored data of a document type. Data of a type without a built-in shape is
+// kept as it is (it must still be a JSON object).
+func Decode(docType string, data []byte) (Document, error) {
+	if len(bytes.TrimSpace(data)) == 0 || bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		return Empty(docType), nil
+	}
+	if t, ok := registry[docType]; ok {
+		d, err := t.decode(data)
+		if err != nil {
+			return nil, fmt.Errorf("ops: decode %s: %w", docType, err)
+		}
+		return d, nil
+	}
+	if !json.Valid(data) || bytes.TrimSpace(data)[0] != '{' {
+		return nil, fmt.Errorf("ops: decode %s: data is not a JSON object", docType)
+	}
+	return &opaque{typ: docType, data: slices.Clone(data)}, nil
+}
+
+// Apply applies a batch of ops to doc, in order, all or none. doc is not modified. On failure
+// the error is an *Error naming the op (OpIndex) that failed.
+func Apply(doc Document, req Request) (Result, error) {
+	t := registry[doc.Type()]
+	work := doc.clone()
+	res := Result{Applied: make([]json.RawMessage, 0, len(req.Ops)), Created: []Created{}}
+	for i, raw := range req.Ops {
+		name, err := opName(raw)
+		if err != nil {
+			err.OpIndex = i
+			return Result{}, err
+		}
+		var fn opFunc
+		if t != nil {
+			fn = t.ops[name]
+		}
+		if fn == nil {
+			return Result{}, &Error{
+				Code:    CodeUnsupportedOperation,
+				Message: fmt.Sprintf("%s documents do not support the operation %q; supported: %s", doc.Type(), name, listOrNone(Supported(doc.Type()))),
+				OpIndex: i,
+				Details: map[string]any{"supported": Supported(doc.Type()), "documentType": doc.Type()},
+			}
+		}
+		c := &opCtx{index: i, name: name, raw: raw, env: req.Env, version: req.Version, prior: res.Applied, out: &res}
+		applied, opErr := fn(c, work)
+		if opErr != nil {
+			if e, ok := opErr.(*Error); ok {
+				e.OpIndex = i
+				return Result{}, e
+			}
+			return Result{}, &Error{Code: CodeInvalidField, Message: opErr.Error(), OpIndex: i}
+		}
+		b, mErr := json.Marshal(applied)
+		if mErr != nil {
+			return Result{}, fmt.Errorf("ops: encode applied %s: %w", name, mErr)
+		}
+		res.Applied = append(res.Applied, b)
+	}
+	res.Doc = work
+	return res, nil
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// opName reads the "op" member of one operation object.
+func opName(raw json.RawMessage) (string, *Error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return "", &Error{Code: CodeInvalidField, Field: "op", Message: "each operation must be a JSON object with an \"op\" member"}
+	}
+	var head struct {
+		Op *json.RawMessage `json:"op"`
+	}
+	if err := json.Unmarshal(trimmed, &head); err != nil {
+		return "", &Error{Code: CodeInvalidField, Field: "op", Message: "each operation must be a JSON object with an \"op\" member"}
+	}
+	if head.Op == nil {
+		return "", &Error{Code: CodeInvalidField, Field: "op", Message: "the operation has no \"op\" member naming it (for example \"timeline.addEvent\")"}
+	}
+	var name string
+	if err := json.Unmarshal(*head.Op, &name); err != nil || name == "" {
+		return "", &Error{Code: CodeInvalidField, Field: "op", Message: "\"op\" must be a non-empty string naming the operation (for example \"timeline.addEvent\")"}
+	}
+	return name, nil
+}
+
+// newID returns prefix + a random suffix.
+func (c *opCtx) newID(prefix string) string {
+	if c.env.NewID != nil {
+		return prefix + c.env.NewID(prefix)
+	}
+	return prefix + randomSuffix(12)
+}
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+func randomSuffix(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("ops: crypto/rand failed: %v", err))
+	}
+	for i := range b {
+		b[i] = idAlphabet[int(b[i])%len(idAlphabet)]
+	}
+	return string(b)
+}
+
+// opaque is the content of a type without a built-in shape (an installed tool's type).
+type opaque struct {
+	typ  string
+	data []byte
+}
+
+func (o *opaque) Type() string            { return o.typ }
+func (o *opaque) JSON() []byte            { return o.data }
+func (o *opaque) Text(name string) string { return name }
+func (o *opaque) clone() Document         { return &opaque{typ: o.typ, data: slices.Clone(o.data)} }
