@@ -1,0 +1,177 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// DocumentJSON is a document's metadata.
+type DocumentJSON struct {
+	ID           string `json:"id"`
+	WorldID      string `json:"worldId"`
+	Name         string `json:"name"`
+	DocumentType string `json:"documentType"`
+	ParentID     string `json:"parentId"`
+	EraID        string `json:"eraId"`
+	Created      string `json:"created"`
+	Updated      string `json:"updated"`
+}
+
+// DocumentWithContentJSON is a single-document read: metadata, version and content.
+type DocumentWithContentJSON struct {
+	DocumentJSON
+	Version int64       `json:"version"`
+	Content ContentJSON `json:"content"`
+}
+
+// ContentJSON is a document's content as read.
+type ContentJSON struct {
+	Data   json.RawMessage `json:"data"`
+	Source string          `json:"source"`
+	Text   string          `json:"text"`
+}
+
+func documentJSON(d store.Document) DocumentJSON {
+	return DocumentJSON{ID: d.ID, WorldID: d.WorldID, Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID,
+		EraID: d.EraID, Created: apiTime(d.Created), Updated: apiTime(d.Updated)}
+}
+
+// era reads ?era= ("" is the main line).
+func era(e *core.RequestEvent) string { return e.Request.URL.Query().Get("era") }
+
+// document resolves the world (checked for need) and a document visible in ?era=.
+func (a *API) document(e *core.RequestEvent, need auth.Need) (store.World, store.Document, error) {
+	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), need)
+	if err != nil {
+		return store.World{}, store.Document{}, err
+	}
+	if _, err := a.Store.EraChain(w.ID, era(e)); err != nil {
+		return store.World{}, store.Document{}, err
+	}
+	d, err := a.Store.Document(w.ID, e.Request.PathValue("documentId"), era(e))
+	if err != nil {
+		return store.World{}, store.Document{}, apierr.NotFound("document")
+	}
+	return w, d, nil
+}
+
+type createDocumentBody struct {
+	Name         *string `json:"name"`
+	DocumentType *string `json:"documentType"`
+	ParentID     *string `json:"parentId"`
+}
+
+func (a *API) createDocument(e *core.RequestEvent) error {
+	p := auth.PrincipalOf(e)
+	w, _, err := a.Access.World(p, e.Request.PathValue("worldId"), auth.Edit)
+	if err != nil {
+		return err
+	}
+	eraID := era(e)
+	if _, err := a.Store.EraChain(w.ID, eraID); err != nil {
+		return err
+	}
+	var body createDocumentBody
+	if err := decode(e, &body); err != nil {
+		return err
+	}
+	n, err := checkName("name", body.Name)
+	if err != nil {
+		return err
+	}
+	types, err := a.Store.DocumentTypes(w.ID)
+	if err != nil {
+		return err
+	}
+	if body.DocumentType == nil || !slices.Contains(types, *body.DocumentType) {
+		got := ""
+		if body.DocumentType != nil {
+			got = *body.DocumentType
+		}
+		return apierr.New(http.StatusUnprocessableEntity, "unsupported_document_type",
+			"%q is not a document type of this world; allowed: %s", got, joinList(types)).
+			With("field", "documentType").With("allowed", types)
+	}
+	parent := ""
+	if body.ParentID != nil && *body.ParentID != "" {
+		f, err := a.Store.Document(w.ID, *body.ParentID, eraID)
+		if err != nil || f.DocumentType != "folder" {
+			return apierr.Field("parentId", "parentId must be the id of a folder in this world")
+		}
+		parent = f.ID
+	}
+	d, err := a.Store.CreateDocument(w.ID, eraID, n, *body.DocumentType, parent, p.Actor())
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusCreated, documentJSON(d))
+}
+
+func (a *API) listDocuments(e *core.RequestEvent) error {
+	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadMeta)
+	if err != nil {
+		return err
+	}
+	pg, err := page(e)
+	if err != nil {
+		return err
+	}
+	ds, total, err := a.Store.Documents(w.ID, store.DocumentFilter{EraID: era(e), DocumentType: e.Request.URL.Query().Get("documentType")}, pg)
+	if err != nil {
+		return err
+	}
+	items := make([]DocumentJSON, len(ds))
+	for i, d := range ds {
+		items[i] = documentJSON(d)
+	}
+	return e.JSON(http.StatusOK, list(items, pg, total))
+}
+
+func (a *API) getDocument(e *core.RequestEvent) error {
+	_, d, err := a.document(e, auth.ReadContent)
+	if err != nil {
+		return err
+	}
+	c, err := a.Store.Content(d, era(e))
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, DocumentWithContentJSON{
+		DocumentJSON: documentJSON(d),
+		Version:      c.Version,
+		Content:      ContentJSON{Data: c.Data, Source: c.Source, Text: c.Text},
+	})
+}
+
+type contentOpsBody struct {
+	Ops *[]json.RawMessage `json:"ops"`
+}
+
+func (a *API) applyContentOps(e *core.RequestEvent) error {
+	_, d, err := a.document(e, auth.EditContent)
+	if err != nil {
+		return err
+	}
+	var body contentOpsBody
+	if err := decode(e, &body); err != nil {
+		return err
+	}
+	if body.Ops == nil || len(*body.Ops) == 0 {
+		return apierr.Field("ops", "\"ops\" must be an array of at least one operation, e.g. [{\"op\": \"timeline.addEvent\", \"label\": \"…\", \"dateMs\": 0}]")
+	}
+	if len(*body.Ops) > MaxOps {
+		return apierr.New(http.StatusRequestEntityTooLarge, "too_many_ops", "a request may carry at most %d operations (got %d); split it", MaxOps, len(*body.Ops)).With("limit", MaxOps)
+	}
+	res, err := a.Store.ApplyOps(store.WriteRequest{Document: d, EraID: era(e), Ops: *body.Ops, Actor: auth.PrincipalOf(e).Actor()})
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, res)
+}

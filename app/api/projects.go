@@ -1,0 +1,88 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// ProjectJSON is an app instance inside a world.
+type ProjectJSON struct {
+	ID      string          `json:"id"`
+	WorldID string          `json:"worldId"`
+	Kind    string          `json:"kind"`
+	Name    string          `json:"name"`
+	Config  json.RawMessage `json:"config"`
+	Created string          `json:"created"`
+}
+
+func projectJSON(p store.Project) ProjectJSON {
+	cfg := json.RawMessage(p.Config)
+	if !json.Valid(cfg) {
+		cfg = json.RawMessage("{}")
+	}
+	return ProjectJSON{ID: p.ID, WorldID: p.WorldID, Kind: p.Kind, Name: p.Name, Config: cfg, Created: apiTime(p.Created)}
+}
+
+type createProjectBody struct {
+	Kind *string `json:"kind"`
+	Name *string `json:"name"`
+}
+
+func (a *API) createProject(e *core.RequestEvent) error {
+	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.Edit)
+	if err != nil {
+		return err
+	}
+	var body createProjectBody
+	if err := decode(e, &body); err != nil {
+		return err
+	}
+	n, err := checkName("name", body.Name)
+	if err != nil {
+		return err
+	}
+	kinds, err := a.Store.AppKinds(w.ID)
+	if err != nil {
+		return err
+	}
+	if body.Kind == nil || !slices.Contains(kinds, *body.Kind) {
+		got := ""
+		if body.Kind != nil {
+			got = *body.Kind
+		}
+		return apierr.New(http.StatusUnprocessableEntity, "unknown_project_kind", "%q is not an app kind of this world; known kinds: %s", got, joinList(kinds)).
+			With("field", "kind").With("allowed", kinds)
+	}
+	p, err := a.Store.CreateProject(w.ID, *body.Kind, n)
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusCreated, projectJSON(p))
+}
+
+func (a *API) listProjects(e *core.RequestEvent) error {
+	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadMeta)
+	if err != nil {
+		return err
+	}
+	pg, err := page(e)
+	if err != nil {
+		return err
+	}
+	ps, total, err := a.Store.Projects(w.ID, pg)
+	if err != nil {
+		return err
+	}
+	items := make([]ProjectJSON, len(ps))
+	for i, p := range ps {
+		items[i] = projectJSON(p)
+	}
+	return e.JSON(http.StatusOK, list(items, pg, total))
+}

@@ -1,0 +1,69 @@
+// Package api serves Loreweave's public REST API under /api/v1: JSON in and out, bearer API
+// keys (or the web session cookie for reads), one error shape, and an OpenAPI 3.1 document
+// at /api/v1/openapi.json that tests hold every route to.
+package api
+
+import (
+	"net/http"
+
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/router"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// API holds what the handlers need.
+type API struct {
+	Store  *store.Store
+	Access auth.Access
+	Auth   *auth.Authenticator
+	Config config.Config
+	Search Searcher
+}
+
+// Route is one /api/v1 route: the whole URL surface is the Routes table below.
+type Route struct {
+	Method  string
+	Path    string
+	handler func(a *API, e *core.RequestEvent) error
+}
+
+// Routes lists every authenticated /api/v1 route. Tests walk it (OpenAPI coverage, the
+// authorization matrix), so a route cannot be added without them noticing.
+var Routes = []Route{
+	{"GET", "/api/v1/me", (*API).me},
+	{"GET", "/api/v1/worlds", (*API).listWorlds},
+	{"POST", "/api/v1/worlds", (*API).createWorld},
+	{"GET", "/api/v1/worlds/{worldId}", (*API).getWorld},
+	{"GET", "/api/v1/worlds/{worldId}/members", (*API).listMembers},
+	{"POST", "/api/v1/worlds/{worldId}/members", (*API).addMember},
+	{"DELETE", "/api/v1/worlds/{worldId}/members/{userId}", (*API).removeMember},
+	{"GET", "/api/v1/worlds/{worldId}/documents", (*API).listDocuments},
+	{"POST", "/api/v1/worlds/{worldId}/documents", (*API).createDocument},
+	{"GET", "/api/v1/worlds/{worldId}/documents/{documentId}", (*API).getDocument},
+	{"POST", "/api/v1/worlds/{worldId}/documents/{documentId}/content", (*API).applyContentOps},
+	{"GET", "/api/v1/worlds/{worldId}/eras", (*API).listEras},
+	{"POST", "/api/v1/worlds/{worldId}/eras", (*API).createEra},
+	{"GET", "/api/v1/worlds/{worldId}/projects", (*API).listProjects},
+	{"POST", "/api/v1/worlds/{worldId}/projects", (*API).createProject},
+	{"GET", "/api/v1/worlds/{worldId}/search", (*API).search},
+}
+
+// Register mounts the API on the router.
+func (a *API) Register(r *router.Router[*core.RequestEvent]) {
+	r.GET("/api/v1/openapi.json", a.openAPI)
+
+	g := r.Group("")
+	g.BindFunc(a.Auth.APIMiddleware)
+	for _, rt := range Routes {
+		h := rt.handler
+		g.Route(rt.Method, rt.Path, handle(func(e *core.RequestEvent) error { return h(a, e) }))
+	}
+	// Anything else under /api/v1 answers in the API's own error shape.
+	r.Any("/api/v1/{path...}", handle(func(e *core.RequestEvent) error {
+		return apierr.New(http.StatusNotFound, "not_found", "no such endpoint: %s %s (see /api/v1/openapi.json)", e.Request.Method, e.Request.URL.Path)
+	}))
+}

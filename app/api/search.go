@@ -1,0 +1,43 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/search"
+)
+
+// Searcher answers search queries; the search package provides it.
+type Searcher interface {
+	Search(q search.Query) (search.Results, error)
+}
+
+func (a *API) search(e *core.RequestEvent) error {
+	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadContent)
+	if err != nil {
+		return err
+	}
+	q := strings.TrimSpace(e.Request.URL.Query().Get("q"))
+	if q == "" {
+		return apierr.Field("q", "\"q\" is required: the text to search for")
+	}
+	if len([]rune(q)) > 500 {
+		return apierr.Field("q", "\"q\" may have at most 500 characters").With("limit", 500)
+	}
+	if _, err := a.Store.EraChain(w.ID, era(e)); err != nil {
+		return err
+	}
+	pg, err := page(e)
+	if err != nil {
+		return err
+	}
+	res, err := a.Search.Search(search.Query{WorldID: w.ID, EraID: era(e), Text: q, DocumentType: e.Request.URL.Query().Get("documentType"), Page: pg})
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, list(res.Hits, pg, res.Total))
+}

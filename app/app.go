@@ -1,0 +1,79 @@
+// Package app wires Loreweave into a PocketBase app: the store, authentication, the REST API,
+// the web pages and their background work. main.go and the test harness both call Setup, so
+// tests run exactly what users run.
+package app
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/api"
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/search"
+	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/app/web"
+
+	_ "github.com/loreweave/loreweave/pb_migrations" // collections
+)
+
+// Loreweave is one wired instance.
+type Loreweave struct {
+	PB     core.App
+	Config config.Config
+	Store  *store.Store
+	Keys   *auth.Keys
+	Auth   *auth.Authenticator
+}
+
+// Setup installs Loreweave into pb. Routes and workers start when pb serves.
+func Setup(pb core.App, cfg config.Config) *Loreweave {
+	lw := &Loreweave{PB: pb, Config: cfg, Store: store.New(pb), Keys: auth.NewKeys(pb)}
+	lw.Auth = &auth.Authenticator{App: pb, Keys: lw.Keys}
+	access := auth.Access{Store: lw.Store}
+
+	pb.OnServe().BindFunc(func(se *core.ServeEvent) error {
+		if lw.Config.BaseURL == "" {
+			lw.Config.BaseURL = baseURL(se.Server.Addr)
+		}
+		lw.Store.Start()
+		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: search.Scan{Store: lw.Store}}
+		a.Register(se.Router)
+		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config}
+		w.Register(se.Router)
+		if err := se.Next(); err != nil {
+			return err
+		}
+		lw.announce()
+		return nil
+	})
+	pb.OnTerminate().BindFunc(func(te *core.TerminateEvent) error {
+		lw.Store.Stop()
+		return te.Next()
+	})
+	return lw
+}
+
+// baseURL derives the public URL from a listen address ("0.0.0.0:8090" -> localhost).
+func baseURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://127.0.0.1:8090"
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// announce tells a first-time operator where to sign up.
+func (lw *Loreweave) announce() {
+	n, err := lw.PB.CountRecords("users")
+	if err != nil || n > 0 {
+		return
+	}
+	fmt.Printf("\nNo accounts yet. Create yours at %s/signup\n\n", strings.TrimRight(lw.Config.BaseURL, "/"))
+}

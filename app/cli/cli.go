@@ -1,0 +1,183 @@
+// Package cli adds Loreweave's management commands to the PocketBase command line: users,
+// API keys and world plans. They write the database directly (honouring --dir) and take
+// effect on a running server at once: the server reads keys and plans from the database on
+// every request and learns of revocations through the outbox.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/spf13/cobra"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// Register adds the commands to root. app must be bootstrapped before a command runs
+// (PocketBase does that).
+func Register(root *cobra.Command, app core.App) {
+	root.AddCommand(usersCmd(app), keysCmd(app), worldsCmd(app))
+}
+
+// ready applies pending migrations so the commands work on a fresh data directory.
+func ready(app core.App) error {
+	if err := app.RunAllMigrations(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// userError turns coded errors into a plain sentence for the terminal.
+func userError(err error) error {
+	if e, ok := err.(*apierr.Error); ok {
+		return fmt.Errorf("%s", e.Message)
+	}
+	return err
+}
+
+func usersCmd(app core.App) *cobra.Command {
+	cmd := &cobra.Command{Use: "users", Short: "Manage user accounts"}
+	var email, password, name string
+	create := &cobra.Command{
+		Use:          "create",
+		Short:        "Create a user account",
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := ready(app); err != nil {
+				return err
+			}
+			u, err := auth.CreateUser(app, email, password, name)
+			if err != nil {
+				return userError(err)
+			}
+			fmt.Fprintf(c.OutOrStdout(), "created user %s (%s)\n", u.Id, u.Email())
+			return nil
+		},
+	}
+	create.Flags().StringVar(&email, "email", "", "email address (required)")
+	create.Flags().StringVar(&password, "password", "", "password, at least 8 characters (required)")
+	create.Flags().StringVar(&name, "name", "", "display name")
+	_ = create.MarkFlagRequired("email")
+	_ = create.MarkFlagRequired("password")
+	cmd.AddCommand(create)
+	return cmd
+}
+
+func keysCmd(app core.App) *cobra.Command {
+	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys"}
+	keys := auth.NewKeys(app)
+
+	var email, name string
+	create := &cobra.Command{
+		Use:          "create",
+		Short:        "Create an API key for a user; prints only the key",
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := ready(app); err != nil {
+				return err
+			}
+			u, err := auth.FindUserByEmail(app, email)
+			if err != nil {
+				return fmt.Errorf("no user with email %q", email)
+			}
+			secret, _, err := keys.Create(u.Id, name)
+			if err != nil {
+				return userError(err)
+			}
+			fmt.Fprintln(c.OutOrStdout(), secret)
+			return nil
+		},
+	}
+	create.Flags().StringVar(&email, "email", "", "the key's user (required)")
+	create.Flags().StringVar(&name, "name", "", "a name for the key (required)")
+	_ = create.MarkFlagRequired("email")
+	_ = create.MarkFlagRequired("name")
+
+	var listEmail string
+	list := &cobra.Command{
+		Use:          "list",
+		Short:        "List a user's API keys",
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := ready(app); err != nil {
+				return err
+			}
+			u, err := auth.FindUserByEmail(app, listEmail)
+			if err != nil {
+				return fmt.Errorf("no user with email %q", listEmail)
+			}
+			ks, err := keys.List(u.Id)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(c.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tCREATED\tLAST USED\tREVOKED")
+			for _, k := range ks {
+				fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, k.Created, dash(k.LastUsedAt), dash(k.RevokedAt))
+			}
+			return tw.Flush()
+		},
+	}
+	list.Flags().StringVar(&listEmail, "email", "", "the user (required)")
+	_ = list.MarkFlagRequired("email")
+
+	revoke := &cobra.Command{
+		Use:          "revoke KEY_ID",
+		Short:        "Revoke an API key at once",
+		Args:         cobra.ExactArgs(1),
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := ready(app); err != nil {
+				return err
+			}
+			if err := keys.Revoke("", args[0]); err != nil {
+				return fmt.Errorf("no active key with id %q", args[0])
+			}
+			fmt.Fprintf(c.OutOrStdout(), "revoked key %s\n", args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(create, list, revoke)
+	return cmd
+}
+
+func worldsCmd(app core.App) *cobra.Command {
+	cmd := &cobra.Command{Use: "worlds", Short: "Manage worlds"}
+	plan := &cobra.Command{
+		Use:          "plan WORLD_ID free|pro|studio",
+		Short:        "Set a world's plan",
+		Args:         cobra.ExactArgs(2),
+		SilenceUsage: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := ready(app); err != nil {
+				return err
+			}
+			if !slices.Contains(config.Plans, args[1]) {
+				return fmt.Errorf("plan must be one of %s", strings.Join(config.Plans, ", "))
+			}
+			if err := store.New(app).SetPlan(args[0], args[1]); errors.Is(err, apierr.ErrNotFound) {
+				return fmt.Errorf("no world with id %q", args[0])
+			} else if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "world %s is now on %s\n", args[0], args[1])
+			return nil
+		},
+	}
+	cmd.AddCommand(plan)
+	return cmd
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

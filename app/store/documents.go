@@ -1,0 +1,176 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/ops"
+)
+
+// Document is a document's metadata.
+type Document struct {
+	ID           string `db:"id"`
+	WorldID      string `db:"world"`
+	Name         string `db:"name"`
+	DocumentType string `db:"documentType"`
+	ParentID     string `db:"parent"`
+	// EraID is the era the document was created in ("" = the main line); it exists there and
+	// in that era's descendants only.
+	EraID   string `db:"era"`
+	Created string `db:"created"`
+	Updated string `db:"updated"`
+}
+
+// Content is a document's content as seen from one era.
+type Content struct {
+	Data    json.RawMessage
+	Text    string
+	Version int64
+	// Source is "live" (the current document state), "stored" (a stored projection served
+	// because the type is no longer installed) or "empty" (never written).
+	Source string
+}
+
+const docCols = "d.id, d.world, d.name, d.documentType, d.parent, d.era, d.created, d.updated"
+
+// CreateDocument creates a document's metadata in era (or the main line).
+func (s *Store) CreateDocument(worldID, eraID, name, docType, parentID string, actor Actor) (Document, error) {
+	d := Document{ID: newID(), WorldID: worldID, Name: name, DocumentType: docType, ParentID: parentID, EraID: eraID}
+	d.Created = now()
+	d.Updated = d.Created
+	var seq int64
+	err := s.app.RunInTransaction(func(tx core.App) error {
+		if _, err := tx.DB().NewQuery(`INSERT INTO documents (id, world, name, documentType, parent, era, created, updated)
+			VALUES ({:id}, {:world}, {:name}, {:type}, {:parent}, {:era}, {:t}, {:t})`).
+			Bind(dbx.Params{"id": d.ID, "world": worldID, "name": name, "type": docType, "parent": parentID, "era": eraID, "t": d.Created}).
+			Execute(); err != nil {
+			return err
+		}
+		var err error
+		seq, err = WriteOutbox(tx.DB(), "document.created", worldID, d.ID, eraID, "")
+		return err
+	})
+	if err != nil {
+		return Document{}, fmt.Errorf("store: create document: %w", err)
+	}
+	s.publish(Change{Seq: seq, Kind: "document.created", WorldID: worldID, DocumentID: d.ID, EraID: eraID, DocumentType: docType, Actor: actor})
+	return d, nil
+}
+
+// Document returns a document of worldID that is visible in eraID.
+func (s *Store) Document(worldID, docID, eraID string) (Document, error) {
+	var d Document
+	err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.id = {:id} AND d.world = {:w}").
+		Bind(dbx.Params{"id": docID, "w": worldID}).One(&d)
+	if err != nil {
+		return Document{}, notFound(err)
+	}
+	chain, err := s.EraChain(worldID, eraID)
+	if err != nil {
+		return Document{}, err
+	}
+	if !slices.Contains(chain, d.EraID) {
+		return Document{}, apierr.ErrNotFound
+	}
+	return d, nil
+}
+
+// DocumentFilter narrows a document list.
+type DocumentFilter struct {
+	EraID        string
+	DocumentType string
+}
+
+// Documents lists the documents of a world visible in an era, oldest first.
+func (s *Store) Documents(worldID string, f DocumentFilter, p Page) ([]Document, int, error) {
+	chain, err := s.EraChain(worldID, f.EraID)
+	if err != nil {
+		return nil, 0, err
+	}
+	in, params := placeholders("era", chain)
+	params["w"] = worldID
+	where := "d.world = {:w} AND d.era IN (" + in + ")"
+	if f.DocumentType != "" {
+		where += " AND d.documentType = {:type}"
+		params["type"] = f.DocumentType
+	}
+	var total int
+	if err := s.app.DB().NewQuery("SELECT COUNT(*) FROM documents d WHERE " + where).Bind(params).Row(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count documents: %w", err)
+	}
+	params["limit"] = p.PerPage
+	params["offset"] = p.offset()
+	items := []Document{}
+	if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE " + where + " ORDER BY d.created, d.id LIMIT {:limit} OFFSET {:offset}").
+		Bind(params).All(&items); err != nil {
+		return nil, 0, fmt.Errorf("store: list documents: %w", err)
+	}
+	return items, total, nil
+}
+
+// stateRow is one row of document_states.
+type stateRow struct {
+	ID            string `db:"id"`
+	Era           string `db:"era"`
+	Data          string `db:"data"`
+	Text          string `db:"text"`
+	Version       int64  `db:"version"`
+	ForkedVersion int64  `db:"forkedVersion"`
+}
+
+// loadState returns the state a document has in eraID: the first row found along the era's
+// chain, and whether that row belongs to eraID itself. ok is false if no row exists.
+func (s *Store) loadState(db dbx.Builder, d Document, chain []string) (row stateRow, ok bool, err error) {
+	in, params := placeholders("era", chain)
+	params["doc"] = d.ID
+	var rows []stateRow
+	if err := db.NewQuery("SELECT id, era, data, text, version, forkedVersion FROM document_states WHERE document = {:doc} AND era IN (" + in + ")").
+		Bind(params).All(&rows); err != nil {
+		return stateRow{}, false, fmt.Errorf("store: load state %s: %w", d.ID, err)
+	}
+	for _, era := range chain {
+		for _, r := range rows {
+			if r.Era == era {
+				return r, true, nil
+			}
+		}
+	}
+	return stateRow{}, false, nil
+}
+
+// Content returns a document's content as seen from eraID.
+func (s *Store) Content(d Document, eraID string) (Content, error) {
+	chain, err := s.EraChain(d.WorldID, eraID)
+	if err != nil {
+		return Content{}, err
+	}
+	row, ok, err := s.loadState(s.app.DB(), d, chain)
+	if err != nil {
+		return Content{}, err
+	}
+	if !ok {
+		empty := ops.Empty(d.DocumentType)
+		return Content{Data: empty.JSON(), Text: empty.Text(d.Name), Source: "empty"}, nil
+	}
+	if !ops.IsBuiltin(d.DocumentType) {
+		types, err := s.DocumentTypes(d.WorldID)
+		if err != nil {
+			return Content{}, err
+		}
+		if !slices.Contains(types, d.DocumentType) {
+			return Content{Data: json.RawMessage(row.Data), Text: row.Text, Version: row.Version, Source: "stored"}, nil
+		}
+	}
+	doc, err := ops.Decode(d.DocumentType, []byte(row.Data))
+	if err != nil {
+		// The state cannot be produced as the type's data (for example its tool was
+		// uninstalled or its shape changed): serve what was stored.
+		return Content{Data: json.RawMessage(row.Data), Text: row.Text, Version: row.Version, Source: "stored"}, nil
+	}
+	return Content{Data: doc.JSON(), Text: doc.Text(d.Name), Version: row.Version, Source: "live"}, nil
+}

@@ -1,0 +1,53 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// Project is an app instance inside a world.
+type Project struct {
+	ID      string `db:"id"`
+	WorldID string `db:"world"`
+	Kind    string `db:"kind"`
+	Name    string `db:"name"`
+	Config  string `db:"config"`
+	Created string `db:"created"`
+}
+
+// CreateProject creates a project; the caller has checked kind against AppKinds.
+func (s *Store) CreateProject(worldID, kind, name string) (Project, error) {
+	p := Project{ID: newID(), WorldID: worldID, Kind: kind, Name: name, Config: "{}", Created: now()}
+	var seq int64
+	err := s.app.RunInTransaction(func(tx core.App) error {
+		if _, err := tx.DB().NewQuery(`INSERT INTO projects (id, world, kind, name, config, created, updated) VALUES ({:id}, {:w}, {:kind}, {:name}, {:config}, {:t}, {:t})`).
+			Bind(dbx.Params{"id": p.ID, "w": worldID, "kind": kind, "name": name, "config": p.Config, "t": p.Created}).Execute(); err != nil {
+			return err
+		}
+		var err error
+		seq, err = WriteOutbox(tx.DB(), "project.created", worldID, "", "", p.ID)
+		return err
+	})
+	if err != nil {
+		return Project{}, fmt.Errorf("store: create project: %w", err)
+	}
+	s.publish(Change{Seq: seq, Kind: "project.created", WorldID: worldID})
+	return p, nil
+}
+
+// Projects lists a world's projects, oldest first.
+func (s *Store) Projects(worldID string, p Page) ([]Project, int, error) {
+	var total int
+	if err := s.app.DB().NewQuery("SELECT COUNT(*) FROM projects WHERE world = {:w}").Bind(dbx.Params{"w": worldID}).Row(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count projects: %w", err)
+	}
+	items := []Project{}
+	err := s.app.DB().NewQuery("SELECT id, world, kind, name, config, created FROM projects WHERE world = {:w} ORDER BY created, id LIMIT {:limit} OFFSET {:offset}").
+		Bind(dbx.Params{"w": worldID, "limit": p.PerPage, "offset": p.offset()}).All(&items)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list projects: %w", err)
+	}
+	return items, total, nil
+}

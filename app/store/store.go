@@ -1,0 +1,181 @@
+// Package store owns Loreweave's persistent state: worlds, members, documents, eras, projects,
+// document states and the op log, all in PocketBase's SQLite database. ApplyOps is the one
+// write path for document content; REST, the web editor and MCP all call it.
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/apierr"
+)
+
+// Store is the handle every surface uses to read and change Loreweave's data.
+type Store struct {
+	app core.App
+
+	commits *committer
+	locks   *lockTable
+
+	mu        sync.RWMutex
+	listeners []func(Change)
+	eraChains sync.Map // era id -> []string chain, immutable once created
+}
+
+// New returns a Store on app's database. Start must be called before writes (Setup does).
+func New(app core.App) *Store {
+	return &Store{app: app, locks: newLockTable()}
+}
+
+// Start starts the committer goroutine.
+func (s *Store) Start() {
+	s.commits = newCommitter(s.app)
+}
+
+// Stop drains and stops the committer; later writes fail.
+func (s *Store) Stop() {
+	if s.commits != nil {
+		s.commits.stop()
+	}
+}
+
+// App returns the PocketBase app the store writes to.
+func (s *Store) App() core.App { return s.app }
+
+// Change is one committed change, handed to subscribers (live streams, the search indexer)
+// after its transaction committed. Subscribers must not block.
+type Change struct {
+	Seq          int64  // outbox sequence
+	Kind         string // "document.content", "document.created", "era.created", ...
+	WorldID      string
+	DocumentID   string
+	EraID        string
+	DocumentType string
+	Version      int64
+	Ops          []byte // ops as applied (JSON array), for content changes
+	Actor        Actor
+}
+
+// OnChange registers fn to be called after every committed change made through this Store.
+// Changes made by other processes arrive through the outbox instead.
+func (s *Store) OnChange(fn func(Change)) {
+	s.mu.Lock()
+	s.listeners = append(s.listeners, fn)
+	s.mu.Unlock()
+}
+
+func (s *Store) publish(c Change) {
+	s.mu.RLock()
+	ls := s.listeners
+	s.mu.RUnlock()
+	for _, fn := range ls {
+		fn(c)
+	}
+}
+
+// Actor is who made a change and with which kind of credential.
+type Actor struct {
+	UserID     string `json:"id"`
+	Name       string `json:"name"`
+	Credential string `json:"-"` // "api_key", "session", "oauth", "cli"
+}
+
+// Page selects one page of a list; Page starts at 1.
+type Page struct {
+	Page    int
+	PerPage int
+}
+
+// offset returns the SQL offset of the page.
+func (p Page) offset() int64 { return int64(p.Page-1) * int64(p.PerPage) }
+
+// Time layout PocketBase uses for its date columns.
+const dbTime = "2006-01-02 15:04:05.000Z"
+
+func now() string { return time.Now().UTC().Format(dbTime) }
+
+// ParseTime reads a PocketBase date column; zero time for "".
+func ParseTime(s string) time.Time {
+	t, err := time.Parse(dbTime, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+func newID() string { return core.GenerateDefaultRandomId() }
+
+// notFound maps sql.ErrNoRows to apierr.ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return apierr.ErrNotFound
+	}
+	return err
+}
+
+// WriteOutbox appends one change row inside tx and returns its sequence. Every change that
+// search or live streams must see writes one, in the change's own transaction.
+func WriteOutbox(tx dbx.Builder, kind, world, document, era, subject string) (int64, error) {
+	res, err := tx.NewQuery(`INSERT INTO outbox (kind, world, document, era, subject, created)
+		VALUES ({:kind}, {:world}, {:document}, {:era}, {:subject}, {:created})`).
+		Bind(dbx.Params{"kind": kind, "world": world, "document": document, "era": era, "subject": subject, "created": now()}).
+		Execute()
+	if err != nil {
+		return 0, fmt.Errorf("store: write outbox %s: %w", kind, err)
+	}
+	return res.LastInsertId()
+}
+
+// placeholders returns "{:p0}, {:p1}, ..." and the params binding vals to them.
+func placeholders(prefix string, vals []string) (string, dbx.Params) {
+	names := make([]string, len(vals))
+	params := dbx.Params{}
+	for i, v := range vals {
+		key := fmt.Sprintf("%s%d", prefix, i)
+		names[i] = "{:" + key + "}"
+		params[key] = v
+	}
+	return strings.Join(names, ", "), params
+}
+
+// lockTable hands out one mutex per key, dropping mutexes nobody holds or waits for.
+type lockTable struct {
+	mu    sync.Mutex
+	locks map[string]*refLock
+}
+
+type refLock struct {
+	sync.Mutex
+	refs int
+}
+
+func newLockTable() *lockTable { return &lockTable{locks: map[string]*refLock{}} }
+
+// lock locks key and returns its unlock function.
+func (t *lockTable) lock(key string) func() {
+	t.mu.Lock()
+	l := t.locks[key]
+	if l == nil {
+		l = &refLock{}
+		t.locks[key] = l
+	}
+	l.refs++
+	t.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		t.mu.Lock()
+		l.refs--
+		if l.refs == 0 {
+			delete(t.locks, key)
+		}
+		t.mu.Unlock()
+	}
+}

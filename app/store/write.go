@@ -1,0 +1,234 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/pocketbase/dbx"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/ops"
+)
+
+// WriteRequest is one batch of content operations for one document in one era.
+type WriteRequest struct {
+	// Document is the target, already resolved and visible in EraID.
+	Document Document
+	EraID    string
+	Ops      []json.RawMessage
+	Actor    Actor
+}
+
+// WriteResult is what an accepted batch did.
+type WriteResult struct {
+	DocumentType string            `json:"documentType"`
+	Applied      int               `json:"applied"`
+	Created      []ops.Created     `json:"created"`
+	Version      int64             `json:"version"`
+	Ops          []json.RawMessage `json:"ops"`
+}
+
+// ApplyOps is the one write path for document content. It applies the batch to the
+// document's current state in the era (all or none), then commits the new state, one op-log
+// row and one outbox row in a single transaction, and only then answers and tells
+// subscribers. Writes to one (document, era) are serialised; writes to different documents
+// that arrive together share a transaction (group commit), each with its own version.
+func (s *Store) ApplyOps(req WriteRequest) (WriteResult, error) {
+	d := req.Document
+	chain, err := s.EraChain(d.WorldID, req.EraID)
+	if err != nil {
+		return WriteResult{}, err
+	}
+
+	unlock := s.locks.lock(d.ID + "/" + req.EraID)
+	res, change, err := s.applyLocked(req, chain)
+	unlock()
+	if err != nil {
+		return WriteResult{}, err
+	}
+	s.publish(change)
+	return res, nil
+}
+
+func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Change, error) {
+	d := req.Document
+	row, found, err := s.loadState(s.app.DB(), d, chain)
+	if err != nil {
+		return WriteResult{}, Change{}, err
+	}
+	doc := ops.Empty(d.DocumentType)
+	if found {
+		if doc, err = ops.Decode(d.DocumentType, []byte(row.Data)); err != nil {
+			return WriteResult{}, Change{}, fmt.Errorf("store: stored state of %s: %w", d.ID, err)
+		}
+	}
+	res, err := ops.Apply(doc, ops.Request{Version: row.Version, Ops: req.Ops, Env: s.opsEnv(d, req.EraID, chain)})
+	if err != nil {
+		return WriteResult{}, Change{}, err
+	}
+
+	version := row.Version + 1
+	data := res.Doc.JSON()
+	text := res.Doc.Text(d.Name)
+	applied, err := json.Marshal(res.Applied)
+	if err != nil {
+		return WriteResult{}, Change{}, fmt.Errorf("store: encode ops: %w", err)
+	}
+	own := found && row.Era == req.EraID
+	var seq int64
+	err = s.commits.do(func(db dbx.Builder) error {
+		t := now()
+		if own {
+			r, err := db.NewQuery(`UPDATE document_states SET data = {:data}, text = {:text}, version = {:version}, updated = {:t}
+				WHERE id = {:id} AND version = {:old}`).
+				Bind(dbx.Params{"data": string(data), "text": text, "version": version, "t": t, "id": row.ID, "old": row.Version}).Execute()
+			if err != nil {
+				return err
+			}
+			if n, _ := r.RowsAffected(); n != 1 {
+				return errConflict
+			}
+		} else {
+			// First write in this era: the inherited state is copied here, the parent stays.
+			if _, err := db.NewQuery(`INSERT INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated)
+				VALUES ({:id}, {:doc}, {:era}, {:data}, {:text}, {:version}, {:forked}, FALSE, {:t})`).
+				Bind(dbx.Params{"id": newID(), "doc": d.ID, "era": req.EraID, "data": string(data), "text": text,
+					"version": version, "forked": row.Version, "t": t}).Execute(); err != nil {
+				return err
+			}
+		}
+		if _, err := db.NewQuery(`INSERT INTO document_ops (id, document, era, version, ops, actor, credential, created)
+			VALUES ({:id}, {:doc}, {:era}, {:version}, {:ops}, {:actor}, {:cred}, {:t})`).
+			Bind(dbx.Params{"id": newID(), "doc": d.ID, "era": req.EraID, "version": version, "ops": string(applied),
+				"actor": req.Actor.UserID, "cred": req.Actor.Credential, "t": t}).Execute(); err != nil {
+			return err
+		}
+		var err error
+		seq, err = WriteOutbox(db, "document.content", d.WorldID, d.ID, req.EraID, "")
+		return err
+	})
+	if errors.Is(err, errConflict) {
+		return WriteResult{}, Change{}, apierr.New(http.StatusConflict, "conflict", "the document changed while this request was applied; retry it")
+	}
+	if err != nil {
+		return WriteResult{}, Change{}, fmt.Errorf("store: commit %s: %w", d.ID, err)
+	}
+
+	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: res.Applied}
+	change := Change{Seq: seq, Kind: "document.content", WorldID: d.WorldID, DocumentID: d.ID, EraID: req.EraID,
+		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor}
+	return out, change, nil
+}
+
+var errConflict = errors.New("store: state row changed underneath the write")
+
+// opsEnv gives ops what it may need to know about the world around the document.
+func (s *Store) opsEnv(d Document, eraID string, chain []string) ops.Env {
+	return ops.Env{
+		DocumentExists: func(id string) bool {
+			_, err := s.Document(d.WorldID, id, eraID)
+			return err == nil
+		},
+		History: func(since int64) ([]ops.Batch, error) {
+			entries, err := s.opLog(d, chain, since, 0)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]ops.Batch, len(entries))
+			for i, e := range entries {
+				out[i] = ops.Batch{Version: e.Version, Ops: e.Ops}
+			}
+			return out, nil
+		},
+	}
+}
+
+// LogEntry is one accepted batch in a document's op log.
+type LogEntry struct {
+	Version int64             `json:"version"`
+	Ops     []json.RawMessage `json:"ops"`
+	ActorID string            `json:"actorId"`
+	Created string            `json:"created"`
+}
+
+// OpLog returns the batches applied to a document as seen from eraID with a version above
+// since, oldest first; at most limit entries (0 = all). An era's log continues its parent's
+// log up to the version it was forked at.
+func (s *Store) OpLog(d Document, eraID string, since int64, limit int) ([]LogEntry, error) {
+	chain, err := s.EraChain(d.WorldID, eraID)
+	if err != nil {
+		return nil, err
+	}
+	return s.opLog(d, chain, since, limit)
+}
+
+func (s *Store) opLog(d Document, chain []string, since int64, limit int) ([]LogEntry, error) {
+	in, params := placeholders("era", chain)
+	params["doc"] = d.ID
+	var states []stateRow
+	if err := s.app.DB().NewQuery("SELECT id, era, version, forkedVersion FROM document_states WHERE document = {:doc} AND era IN (" + in + ")").
+		Bind(params).All(&states); err != nil {
+		return nil, fmt.Errorf("store: op log states: %w", err)
+	}
+	forked := map[string]int64{}
+	own := map[string]bool{}
+	for _, st := range states {
+		forked[st.Era] = st.ForkedVersion
+		own[st.Era] = true
+	}
+	// Walk from the main line up to this era: each era contributes (forkedVersion of the
+	// next era down the chain, ...] bounded by the versions the nearer era took over.
+	type segment struct {
+		era      string
+		from, to int64 // versions in (from, to]; to < 0 = unbounded
+	}
+	var segs []segment
+	upper := int64(-1)
+	for _, era := range chain {
+		if !own[era] {
+			continue
+		}
+		segs = append(segs, segment{era: era, from: since, to: upper})
+		upper = forked[era]
+		if upper <= since {
+			break
+		}
+	}
+	var out []LogEntry
+	for i := len(segs) - 1; i >= 0; i-- {
+		sg := segs[i]
+		q := "SELECT version, ops, actor, created FROM document_ops WHERE document = {:doc} AND era = {:era} AND version > {:from}"
+		p := dbx.Params{"doc": d.ID, "era": sg.era, "from": sg.from}
+		if sg.to >= 0 {
+			q += " AND version <= {:to}"
+			p["to"] = sg.to
+		}
+		q += " ORDER BY version"
+		if limit > 0 {
+			q += " LIMIT {:limit}"
+			p["limit"] = limit - len(out)
+		}
+		var rows []struct {
+			Version int64  `db:"version"`
+			Ops     string `db:"ops"`
+			Actor   string `db:"actor"`
+			Created string `db:"created"`
+		}
+		if err := s.app.DB().NewQuery(q).Bind(p).All(&rows); err != nil {
+			return nil, fmt.Errorf("store: op log: %w", err)
+		}
+		for _, r := range rows {
+			var batch []json.RawMessage
+			if err := json.Unmarshal([]byte(r.Ops), &batch); err != nil {
+				return nil, fmt.Errorf("store: op log v%d of %s: %w", r.Version, d.ID, err)
+			}
+			out = append(out, LogEntry{Version: r.Version, Ops: batch, ActorID: r.Actor, Created: r.Created})
+		}
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,124 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/views"
+)
+
+func (w *Web) signupForm(e *core.RequestEvent) error {
+	if user(e) != nil {
+		return e.Redirect(http.StatusSeeOther, "/")
+	}
+	return render(e, http.StatusOK, views.SignupPage(page(e, "Create account"), views.AuthForm{}))
+}
+
+func (w *Web) signup(e *core.RequestEvent) error {
+	f := views.AuthForm{Email: e.Request.PostFormValue("email"), Name: e.Request.PostFormValue("name")}
+	u, err := auth.CreateUser(w.App, f.Email, e.Request.PostFormValue("password"), f.Name)
+	if err != nil {
+		f.Error = apierr.From(err).Message
+		return render(e, http.StatusUnprocessableEntity, views.SignupPage(page(e, "Create account"), f))
+	}
+	if err := w.startSession(e, u); err != nil {
+		return err
+	}
+	return e.Redirect(http.StatusSeeOther, "/")
+}
+
+func (w *Web) loginForm(e *core.RequestEvent) error {
+	next := localPath(e.Request.URL.Query().Get("next"))
+	if user(e) != nil {
+		return e.Redirect(http.StatusSeeOther, next)
+	}
+	return render(e, http.StatusOK, views.LoginPage(page(e, "Sign in"), views.AuthForm{Next: next}))
+}
+
+func (w *Web) login(e *core.RequestEvent) error {
+	f := views.AuthForm{Email: e.Request.PostFormValue("email"), Next: localPath(e.Request.PostFormValue("next"))}
+	u, err := auth.SignIn(w.App, f.Email, e.Request.PostFormValue("password"))
+	if err != nil {
+		f.Error = "The email or password is not right."
+		return render(e, http.StatusUnauthorized, views.LoginPage(page(e, "Sign in"), f))
+	}
+	if err := w.startSession(e, u); err != nil {
+		return err
+	}
+	return e.Redirect(http.StatusSeeOther, f.Next)
+}
+
+// startSession sets the session cookie and a fresh CSRF token.
+func (w *Web) startSession(e *core.RequestEvent, u *core.Record) error {
+	token, err := u.NewAuthToken()
+	if err != nil {
+		return err
+	}
+	maxAge := int(u.Collection().AuthToken.DurationTime() / time.Second)
+	http.SetCookie(e.Response, &http.Cookie{Name: auth.SessionCookie, Value: token, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: w.secure(e.Request)})
+	w.setCSRFCookie(e)
+	return nil
+}
+
+func (w *Web) logout(e *core.RequestEvent) error {
+	http.SetCookie(e.Response, &http.Cookie{Name: auth.SessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: w.secure(e.Request)})
+	return e.Redirect(http.StatusSeeOther, "/login")
+}
+
+func (w *Web) apiKeys(e *core.RequestEvent) error {
+	u, err := requireUser(e)
+	if u == nil {
+		return err
+	}
+	return w.renderKeys(e, u, http.StatusOK, views.KeysView{})
+}
+
+func (w *Web) renderKeys(e *core.RequestEvent, u *core.Record, status int, v views.KeysView) error {
+	keys, err := w.Keys.List(u.Id)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		v.Keys = append(v.Keys, views.KeyItem{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Created: shortTime(k.Created),
+			LastUsedAt: shortTime(k.LastUsedAt), RevokedAt: shortTime(k.RevokedAt)})
+	}
+	return render(e, status, views.APIKeysPage(page(e, "API keys"), v))
+}
+
+func (w *Web) createAPIKey(e *core.RequestEvent) error {
+	u, err := requireUser(e)
+	if u == nil {
+		return err
+	}
+	name := e.Request.PostFormValue("name")
+	secret, key, err := w.Keys.Create(u.Id, name)
+	if err != nil {
+		return w.renderKeys(e, u, http.StatusUnprocessableEntity, views.KeysView{Error: apierr.From(err).Message})
+	}
+	return w.renderKeys(e, u, http.StatusCreated, views.KeysView{NewKey: secret, NewKeyName: key.Name})
+}
+
+func (w *Web) revokeAPIKey(e *core.RequestEvent) error {
+	u, err := requireUser(e)
+	if u == nil {
+		return err
+	}
+	if err := w.Keys.Revoke(u.Id, e.Request.PathValue("id")); err != nil {
+		return w.renderKeys(e, u, http.StatusNotFound, views.KeysView{Error: "That key does not exist or is already revoked."})
+	}
+	return w.renderKeys(e, u, http.StatusOK, views.KeysView{Notice: "The key is revoked. Anything using it stops working now."})
+}
+
+// shortTime shows a stored timestamp to the minute ("" stays "").
+func shortTime(s string) string {
+	if len(s) >= 16 {
+		return s[:16] + " UTC"
+	}
+	return s
+}

@@ -1,0 +1,53 @@
+package web
+
+import (
+	"io/fs"
+	"net/http"
+
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/router"
+
+	"github.com/loreweave/loreweave/static"
+)
+
+// Register mounts every page route. The whole web surface is this table.
+func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
+	w.crossOrigin = http.NewCrossOriginProtection()
+
+	r.GET("/static/{path...}", serveStatic)
+
+	g := r.Group("")
+	g.BindFunc(w.middleware)
+	g.GET("/{$}", w.home)
+	g.GET("/signup", w.signupForm)
+	g.POST("/signup", w.signup)
+	g.GET("/login", w.loginForm)
+	g.POST("/login", w.login)
+	g.POST("/logout", w.logout)
+	g.POST("/worlds", w.createWorld)
+	g.GET("/w/{slug}", w.worldPage)
+	g.GET("/settings/api-keys", w.apiKeys)
+	g.POST("/settings/api-keys", w.createAPIKey)
+	g.POST("/settings/api-keys/{id}/revoke", w.revokeAPIKey)
+}
+
+var staticFS = http.FileServerFS(static.Files)
+
+// serveStatic serves embedded assets; URLs carry a content hash, so they cache for a year.
+func serveStatic(e *core.RequestEvent) error {
+	path := e.Request.PathValue("path")
+	if _, err := fs.Stat(static.Files, path); err != nil || path == "" {
+		return e.String(http.StatusNotFound, "not found")
+	}
+	h := e.Response.Header()
+	if e.Request.URL.Query().Get("v") != "" {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "public, max-age=300")
+	}
+	h.Set("X-Content-Type-Options", "nosniff")
+	r := e.Request.Clone(e.Request.Context())
+	r.URL.Path = "/" + path
+	staticFS.ServeHTTP(e.Response, r)
+	return nil
+}

@@ -1,0 +1,142 @@
+// Package web serves Loreweave's HTML pages: sign up, sign in, the user's worlds, account
+// settings. Pages are templ components from views/; every mutating form is CSRF-protected.
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/views"
+)
+
+// Web holds what the page handlers need.
+type Web struct {
+	App    core.App
+	Store  *store.Store
+	Keys   *auth.Keys
+	Access auth.Access
+	Config config.Config
+
+	crossOrigin *http.CrossOriginProtection
+}
+
+const (
+	csrfCookie = "lw_csrf"
+	userKey    = "lw.user"
+	csrfKey    = "lw.csrf"
+)
+
+// contentSecurityPolicy allows only this origin's scripts and styles; images, models and map
+// tiles may come from anywhere over http(s) because worlds link to them.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: http: https:; " +
+	"connect-src 'self' http: https:; media-src 'self' http: https:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+
+// middleware runs on every page: security headers, the CSRF cookie and check, the session.
+func (w *Web) middleware(e *core.RequestEvent) error {
+	h := e.Response.Header()
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("X-Content-Type-Options", "nosniff")
+
+	token := ""
+	if c, err := e.Request.Cookie(csrfCookie); err == nil && len(c.Value) >= 32 {
+		token = c.Value
+	}
+	if e.Request.Method != http.MethodGet && e.Request.Method != http.MethodHead {
+		if !w.csrfValid(e.Request, token) {
+			return w.errorPage(e, http.StatusForbidden, "Form expired", "This form could not be accepted (it may have expired or come from another site). Go back, reload the page and try again.")
+		}
+	}
+	if token == "" {
+		token = w.setCSRFCookie(e)
+	}
+	e.Set(csrfKey, token)
+	if u := auth.SessionUser(w.App, e.Request); u != nil {
+		e.Set(userKey, u)
+	}
+	return e.Next()
+}
+
+func (w *Web) csrfValid(r *http.Request, cookie string) bool {
+	if err := w.crossOrigin.Check(r); err != nil {
+		return false
+	}
+	sent := r.Header.Get("X-CSRF-Token")
+	if sent == "" {
+		r.Body = http.MaxBytesReader(nil, r.Body, 1<<20)
+		sent = r.PostFormValue("csrf")
+	}
+	return cookie != "" && subtle.ConstantTimeCompare([]byte(sent), []byte(cookie)) == 1
+}
+
+func (w *Web) setCSRFCookie(e *core.RequestEvent) string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("web: crypto/rand failed: " + err.Error())
+	}
+	token := base64.RawURLEncoding.EncodeToString(b)
+	http.SetCookie(e.Response, &http.Cookie{Name: csrfCookie, Value: token, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: w.secure(e.Request)})
+	return token
+}
+
+// secure reports whether cookies should be marked Secure.
+func (w *Web) secure(r *http.Request) bool {
+	return r.TLS != nil || strings.HasPrefix(w.Config.BaseURL, "https://")
+}
+
+// user returns the signed-in user, or nil.
+func user(e *core.RequestEvent) *core.Record {
+	u, _ := e.Get(userKey).(*core.Record)
+	return u
+}
+
+// page builds the layout state of a page.
+func page(e *core.RequestEvent, title string) views.Page {
+	p := views.Page{Title: title}
+	p.CSRF, _ = e.Get(csrfKey).(string)
+	if u := user(e); u != nil {
+		p.User = &views.User{ID: u.Id, Name: u.GetString("name"), Email: u.Email()}
+	}
+	return p
+}
+
+// render writes a templ component as the response.
+func render(e *core.RequestEvent, status int, c templ.Component) error {
+	e.Response.Header().Set("Content-Type", "text/html; charset=utf-8")
+	e.Response.Header().Set("Cache-Control", "no-store")
+	e.Response.WriteHeader(status)
+	return c.Render(context.Background(), e.Response)
+}
+
+func (w *Web) errorPage(e *core.RequestEvent, status int, title, msg string) error {
+	return render(e, status, views.ErrorPage(page(e, title), status, msg))
+}
+
+// requireUser redirects signed-out visitors to the sign-in page and returns nil then.
+func requireUser(e *core.RequestEvent) (*core.Record, error) {
+	u := user(e)
+	if u == nil {
+		return nil, e.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(e.Request.URL.RequestURI()))
+	}
+	return u, nil
+}
+
+// localPath returns next if it is a path on this site, else "/".
+func localPath(next string) string {
+	if strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.HasPrefix(next, "/\\") {
+		return next
+	}
+	return "/"
+}

@@ -1,0 +1,34 @@
+// Command loreweave is a self-hosted worldbuilding server: `loreweave serve` runs it;
+// `loreweave users|keys|worlds ...` manage it from the command line.
+package main
+
+import (
+	"log"
+
+	"github.com/pocketbase/pocketbase"
+	"github.com/spf13/cobra"
+
+	"github.com/loreweave/loreweave/app"
+	"github.com/loreweave/loreweave/app/cli"
+	"github.com/loreweave/loreweave/app/config"
+)
+
+func main() {
+	// Dev mode (SQL logging) stays off unless --dev is given, even under `go run`.
+	pb := pocketbase.NewWithConfig(pocketbase.Config{DefaultDev: false})
+	flags := config.Bind(pb.RootCmd.PersistentFlags())
+	pb.RootCmd.Use = "loreweave"
+	pb.RootCmd.Short = "Loreweave, a self-hosted worldbuilding server"
+	pb.RootCmd.PersistentPreRunE = func(*cobra.Command, []string) error {
+		cfg, err := flags.Load()
+		if err != nil {
+			return err
+		}
+		app.Setup(pb, cfg)
+		return nil
+	}
+	cli.Register(pb.RootCmd, pb)
+	if err := pb.Start(); err != nil {
+		log.Fatal(err)
+	}
+}
