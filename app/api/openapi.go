@@ -1,11 +1,336 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
+	"sort"
+	"strings"
+	"sync"
 
 	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/ops"
+)
+
+// obj is a JSON object under construction.
+type obj = map[string]any
+
+var (
+	openAPIOnce sync.Once
+	openAPIJSON []byte
 )
 
 func (a *API) openAPI(e *core.RequestEvent) error {
-	return e.JSON(http.StatusOK, map[string]any{"openapi": "3.1.0"})
+	openAPIOnce.Do(func() {
+		var err error
+		if openAPIJSON, err = json.MarshalIndent(OpenAPI(), "", "  "); err != nil {
+			panic("api: encode OpenAPI document: " + err.Error())
+		}
+	})
+	e.Response.Header().Set("Cache-Control", "public, max-age=300")
+	return e.Blob(http.StatusOK, "application/json", openAPIJSON)
+}
+
+func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
+
+func str(desc string) obj { return obj{"type": "string", "description": desc} }
+
+func integer(desc string) obj { return obj{"type": "integer", "description": desc} }
+
+func arrayOf(items obj) obj { return obj{"type": "array", "items": items} }
+
+// object is a closed object schema: every listed property is required unless named optional.
+func object(props obj, optional ...string) obj {
+	var req []string
+	for k := range props {
+		isOpt := false
+		for _, o := range optional {
+			isOpt = isOpt || o == k
+		}
+		if !isOpt {
+			req = append(req, k)
+		}
+	}
+	sort.Strings(req)
+	o := obj{"type": "object", "properties": props, "additionalProperties": false}
+	if len(req) > 0 {
+		o["required"] = req
+	}
+	return o
+}
+
+func listOf(item string) obj {
+	return object(obj{
+		"items":      arrayOf(ref(item)),
+		"page":       integer("The page returned, from 1."),
+		"perPage":    integer("Items per page (default 50, at most 100)."),
+		"totalItems": integer("Items in all pages."),
+	})
+}
+
+// errorText describes each error status a route may answer.
+var errorText = map[string]string{
+	"400": "Malformed JSON (`malformed_json`).",
+	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
+	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
+	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
+	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `conflict`).",
+	"413": "The body is over 1 MiB (`body_too_large`) or carries over 500 operations (`too_many_ops`).",
+	"415": "The body is not `application/json` (`unsupported_media_type`).",
+	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`.",
+}
+
+func operation(id, summary string, success string, successSchema obj, errs ...string) obj {
+	responses := obj{}
+	if successSchema == nil {
+		responses[success] = obj{"description": summary}
+	} else {
+		responses[success] = obj{"description": summary, "content": obj{"application/json": obj{"schema": successSchema}}}
+	}
+	for _, code := range append([]string{"401"}, errs...) {
+		responses[code] = obj{"description": errorText[code], "content": obj{"application/json": obj{"schema": ref("Error")}}}
+	}
+	return obj{"operationId": id, "summary": summary, "responses": responses}
+}
+
+func withBody(op obj, schema obj) obj {
+	op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": schema}}}
+	return op
+}
+
+func withParams(op obj, params ...obj) obj {
+	op["parameters"] = params
+	return op
+}
+
+func pathParam(name, desc string) obj {
+	return obj{"name": name, "in": "path", "required": true, "description": desc, "schema": obj{"type": "string"}}
+}
+
+func queryParam(name, desc string, schema obj) obj {
+	return obj{"name": name, "in": "query", "required": false, "description": desc, "schema": schema}
+}
+
+var (
+	worldParam = pathParam("worldId", "The world's id.")
+	docParam   = pathParam("documentId", "The document's id.")
+	eraQuery   = queryParam("era", "An era id: read or write the document as it is in that era. Omitted: the main line.", obj{"type": "string"})
+	pageQuery  = queryParam("page", "Page number, from 1.", obj{"type": "integer", "minimum": 1})
+	perPageQ   = queryParam("perPage", "Items per page, 1 to 100 (default 50).", obj{"type": "integer", "minimum": 1, "maximum": 100})
+)
+
+// OpenAPI returns the OpenAPI 3.1 document of /api/v1.
+func OpenAPI() obj {
+	paths := obj{
+		"/api/v1/me": obj{"get": operation("getMe", "The calling account and the credential used.", "200", ref("Me"))},
+		"/api/v1/worlds": obj{
+			"get": withParams(operation("listWorlds", "The worlds the caller is a member of, oldest first.", "200", listOf("World"), "422"), pageQuery, perPageQ),
+			"post": withBody(operation("createWorld", "Create a world; the caller becomes its owner.", "201", ref("World"), "400", "413", "415", "422"),
+				object(obj{"name": str("1 to 200 characters."), "genre": str("Optional, at most 200 characters; sets the theme.")}, "genre")),
+		},
+		"/api/v1/worlds/{worldId}": obj{
+			"parameters": []obj{worldParam},
+			"get":        operation("getWorld", "One world.", "200", ref("World"), "404"),
+		},
+		"/api/v1/worlds/{worldId}/members": obj{
+			"parameters": []obj{worldParam},
+			"get":        withParams(operation("listMembers", "The world's members, oldest first.", "200", listOf("Member"), "404", "422"), pageQuery, perPageQ),
+			"post": withBody(operation("addMember", "Add an existing account to the world (owner or admin; only the owner adds admins).", "201", ref("Member"), "400", "403", "404", "409", "413", "415", "422"),
+				object(obj{"email": str("The account's email."), "role": obj{"type": "string", "enum": []string{"admin", "editor", "viewer"}}})),
+		},
+		"/api/v1/worlds/{worldId}/members/{userId}": obj{
+			"parameters": []obj{worldParam, pathParam("userId", "The member's user id.")},
+			"delete":     operation("removeMember", "Remove a member (owner or admin; anyone may remove themselves; the owner cannot be removed).", "204", nil, "403", "404", "409"),
+		},
+		"/api/v1/worlds/{worldId}/documents": obj{
+			"parameters": []obj{worldParam},
+			"get": withParams(operation("listDocuments", "Documents of the world visible in the era (metadata only), oldest first.", "200", listOf("Document"), "404", "422"),
+				queryParam("documentType", "Only documents of this type.", obj{"type": "string"}), eraQuery, pageQuery, perPageQ),
+			"post": withParams(withBody(operation("createDocument", "Create a document's metadata (editors). Its content starts empty and changes through content operations.", "201", ref("Document"), "400", "403", "404", "413", "415", "422"),
+				object(obj{
+					"name":         str("1 to 200 characters."),
+					"documentType": str("One of the world's document types: card, timeline, map, folder, animator, or a type of an installed tool."),
+					"parentId":     str("Optional: a folder of the same world."),
+				}, "parentId")), eraQuery),
+		},
+		"/api/v1/worlds/{worldId}/documents/{documentId}": obj{
+			"parameters": []obj{worldParam, docParam},
+			"get":        withParams(operation("getDocument", "One document: metadata, version and its current content. Needs Pro or Studio for key and OAuth callers.", "200", ref("DocumentWithContent"), "403", "404"), eraQuery),
+		},
+		"/api/v1/worlds/{worldId}/documents/{documentId}/content": obj{
+			"parameters": []obj{worldParam, docParam},
+			"post": withParams(withBody(operation("applyContentOps", "Apply typed content operations, in order, all or none (editors; Pro or Studio for key and OAuth callers). Each accepted request is one new version.", "200", ref("ContentOpsResult"), "400", "403", "404", "409", "413", "415", "422"),
+				ref("ContentOpsRequest")), eraQuery),
+		},
+		"/api/v1/worlds/{worldId}/eras": obj{
+			"parameters": []obj{worldParam},
+			"get":        withParams(operation("listEras", "The world's eras, oldest first.", "200", listOf("Era"), "404", "422"), pageQuery, perPageQ),
+			"post": withBody(operation("createEra", "Fork an era from the main line or another era. It inherits every document by reference: creating it copies nothing.", "201", ref("Era"), "400", "403", "404", "413", "415", "422"),
+				object(obj{"name": str("1 to 200 characters."), "parentId": str("Optional: the era to fork from; omitted, the main line.")}, "parentId")),
+		},
+		"/api/v1/worlds/{worldId}/projects": obj{
+			"parameters": []obj{worldParam},
+			"get":        withParams(operation("listProjects", "The world's projects, oldest first.", "200", listOf("Project"), "404", "422"), pageQuery, perPageQ),
+			"post": withBody(operation("createProject", "Create a project (an app instance) of a known kind: wiki, or a kind of an installed tool.", "201", ref("Project"), "400", "403", "404", "413", "415", "422"),
+				object(obj{"kind": str("The app kind, e.g. wiki."), "name": str("1 to 200 characters.")})),
+		},
+		"/api/v1/worlds/{worldId}/search": obj{
+			"parameters": []obj{worldParam},
+			"get": withParams(operation("search", "Full-text search over the names and content of the world's documents. Needs Pro or Studio for key and OAuth callers.", "200", listOf("SearchHit"), "403", "404", "422"),
+				queryParam("q", "The text to search for (required, not blank).", obj{"type": "string"}),
+				queryParam("documentType", "Only documents of this type.", obj{"type": "string"}), eraQuery, pageQuery, perPageQ),
+		},
+	}
+
+	schemas := obj{
+		"Error": object(obj{"error": obj{
+			"type": "object", "required": []string{"code", "message"},
+			"description":          "A stable snake_case code, a sentence a person can act on, and details such as field, opIndex, supported, allowed, clipIds, limit.",
+			"properties":           obj{"code": str("Stable error code."), "message": str("What went wrong and what to do.")},
+			"additionalProperties": true,
+		}}),
+		"Me": object(obj{
+			"id": str("User id."), "email": str("Email."), "name": str("Display name."),
+			"credential": object(obj{"kind": obj{"type": "string", "enum": []string{"api_key", "session", "oauth"}}, "id": str("The key's or token's id.")}, "id"),
+		}),
+		"World": object(obj{
+			"id": str("World id."), "slug": str("URL slug, unique."), "name": str("Name."), "genre": str("Genre, may be empty."),
+			"theme": str("Theme derived from the genre."), "plan": obj{"type": "string", "enum": []string{"free", "pro", "studio"}},
+			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "The caller's role."},
+			"ownerId": str("The owner's user id."), "created": dateTime(), "updated": dateTime(),
+		}),
+		"Member": object(obj{
+			"userId": str("User id."), "email": str("Email."), "name": str("Display name."),
+			"role": obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}}, "created": dateTime(),
+		}),
+		"Document": object(documentProps()),
+		"DocumentWithContent": object(mergeProps(documentProps(), obj{
+			"version": integer("The content version in this era: 0 before any write, then +1 per accepted content request."),
+			"content": ref("Content"),
+		})),
+		"Content": object(obj{
+			"data":   obj{"type": "object", "description": "The document type's own data (see the operation catalogue)."},
+			"source": obj{"type": "string", "enum": []string{"live", "stored", "empty"}, "description": "live: the current document state; stored: a stored projection (the type's tool is gone); empty: never written."},
+			"text":   str("Plain-text projection. For an animator: the document name, then the clip ids, space separated."),
+		}),
+		"Era": object(obj{"id": str("Era id."), "worldId": str("World id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line."), "created": dateTime()}),
+		"Project": object(obj{
+			"id": str("Project id."), "worldId": str("World id."), "kind": str("App kind."), "name": str("Name."),
+			"config": obj{"type": "object"}, "created": dateTime(),
+		}),
+		"SearchHit": object(obj{
+			"id": str("Document id."), "name": str("Document name."), "documentType": str("Document type."),
+			"score":   obj{"type": "number", "description": "Relevance; higher is better."},
+			"snippet": str("A short HTML fragment of the text: escaped, with <mark> around hits."),
+		}),
+		"ContentOpsRequest": object(obj{"ops": obj{
+			"type": "array", "minItems": 1, "maxItems": MaxOps, "description": "Operations, applied in order, all or none.",
+			"items": obj{"oneOf": opRefs()},
+		}}),
+		"ContentOpsResult": object(obj{
+			"documentType": str("The document's type."),
+			"applied":      integer("Number of operations applied."),
+			"created":      arrayOf(object(obj{"id": str("Id the service assigned (evt-, sec-, pin-…)."), "label": str("Its label or title.")})),
+			"version":      integer("The document's new version."),
+			"ops":          arrayOf(obj{"type": "object", "description": "Each operation as applied: assigned ids filled in, text splices transformed."}),
+		}),
+	}
+	for _, spec := range ops.Catalog() {
+		schemas[opSchemaName(spec.Name)] = opSchema(spec)
+	}
+
+	return obj{
+		"openapi": "3.1.0",
+		"info": obj{
+			"title":   "Loreweave API",
+			"version": "1",
+			"summary": "Worlds, documents, eras, projects, typed content operations and search.",
+			"description": "All requests carry `Authorization: Bearer lw_live_…` (an API key from Settings → API keys). " +
+				"Reading or writing document content (single-document read, content operations, search) with a key or OAuth token needs the world on the Pro or Studio plan. " +
+				"Errors are `{\"error\": {\"code\", \"message\", …details}}`. Bodies are JSON (≤ 1 MiB, ≤ 500 operations, nesting ≤ 32).",
+		},
+		"servers":    []obj{{"url": "/"}},
+		"security":   []obj{{"apiKey": []string{}}},
+		"paths":      paths,
+		"components": obj{"schemas": schemas, "securitySchemes": obj{"apiKey": obj{"type": "http", "scheme": "bearer", "description": "An API key, lw_live_…"}}},
+	}
+}
+
+func dateTime() obj { return obj{"type": "string", "format": "date-time"} }
+
+func documentProps() obj {
+	return obj{
+		"id": str("Document id."), "worldId": str("World id."), "name": str("Name (global across eras)."),
+		"documentType": str("card, timeline, map, folder, animator, or an installed tool's type."),
+		"parentId":     str("The folder it sits in; empty at the top."),
+		"eraId":        str("The era it was created in; empty for the main line."),
+		"created":      dateTime(), "updated": dateTime(),
+	}
+}
+
+func mergeProps(a, b obj) obj {
+	out := obj{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func opSchemaName(op string) string {
+	typ, verb, _ := strings.Cut(op, ".")
+	return "Op_" + typ + "_" + verb
+}
+
+func opRefs() []obj {
+	var refs []obj
+	for _, spec := range ops.Catalog() {
+		refs = append(refs, ref(opSchemaName(spec.Name)))
+	}
+	return refs
+}
+
+// opSchema turns one catalogue entry into a closed JSON Schema.
+func opSchema(spec ops.OpSpec) obj {
+	props := obj{"op": obj{"const": spec.Name}}
+	req := []string{"op"}
+	for _, p := range spec.Params {
+		props[p.Name] = paramSchema(p)
+		if p.Required {
+			req = append(req, p.Name)
+		}
+	}
+	return obj{"type": "object", "title": spec.Name, "description": spec.Summary + " (" + spec.DocumentType + " documents)",
+		"properties": props, "required": req, "additionalProperties": false}
+}
+
+func paramSchema(p ops.ParamSpec) obj {
+	s := obj{"type": p.Type}
+	if p.Description != "" {
+		s["description"] = p.Description
+	}
+	if len(p.Enum) > 0 {
+		s["enum"] = p.Enum
+	}
+	if p.Items != nil {
+		s["items"] = paramSchema(*p.Items)
+	}
+	if len(p.Fields) > 0 {
+		props := obj{}
+		var req []string
+		for _, f := range p.Fields {
+			props[f.Name] = paramSchema(f)
+			if f.Required {
+				req = append(req, f.Name)
+			}
+		}
+		s["properties"] = props
+		s["additionalProperties"] = false
+		if len(req) > 0 {
+			s["required"] = req
+		}
+	}
+	return s
 }
