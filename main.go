@@ -6,6 +6,7 @@ import (
 	"log"
 
 	"github.com/pocketbase/pocketbase"
+	"github.com/pocketbase/pocketbase/core"
 	"github.com/spf13/cobra"
 
 	"github.com/loreweave/loreweave/app"
@@ -24,7 +25,14 @@ func main() {
 		if err != nil {
 			return err
 		}
-		app.Setup(pb, cfg)
+		lw := app.Setup(pb, cfg)
+		pb.OnServe().BindFunc(func(se *core.ServeEvent) error {
+			if err := se.Next(); err != nil {
+				return err
+			}
+			lw.Announce()
+			return nil
+		})
 		return nil
 	}
 	cli.Register(pb.RootCmd, pb)

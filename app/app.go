@@ -44,11 +44,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		a.Register(se.Router)
 		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config}
 		w.Register(se.Router)
-		if err := se.Next(); err != nil {
-			return err
-		}
-		lw.announce()
-		return nil
+		return se.Next()
 	})
 	pb.OnTerminate().BindFunc(func(te *core.TerminateEvent) error {
 		lw.Store.Stop()
@@ -69,8 +65,8 @@ func baseURL(addr string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// announce tells a first-time operator where to sign up.
-func (lw *Loreweave) announce() {
+// Announce tells a first-time operator where to sign up.
+func (lw *Loreweave) Announce() {
 	n, err := lw.PB.CountRecords("users")
 	if err != nil || n > 0 {
 		return

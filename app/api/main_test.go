@@ -134,12 +134,3 @@ func checkResponse(t testing.TB, method, path string, res *apptest.Response) {
 		t.Errorf("openapi: %s %s %d: body does not match the schema: %v\nbody: %s", method, tmpl, res.Status, err, res.Body)
 	}
 }
-
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}

@@ -106,7 +106,7 @@ func (s *Store) Documents(worldID string, f DocumentFilter, p Page) ([]Document,
 	params["limit"] = p.PerPage
 	params["offset"] = p.offset()
 	items := []Document{}
-	if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE " + where + " ORDER BY d.created, d.id LIMIT {:limit} OFFSET {:offset}").
+	if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE " + where + " ORDER BY d.created, d.rowid LIMIT {:limit} OFFSET {:offset}").
 		Bind(params).All(&items); err != nil {
 		return nil, 0, fmt.Errorf("store: list documents: %w", err)
 	}

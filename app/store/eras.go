@@ -87,7 +87,7 @@ func (s *Store) Eras(worldID string, p Page) ([]Era, int, error) {
 		return nil, 0, fmt.Errorf("store: count eras: %w", err)
 	}
 	items := []Era{}
-	err := s.app.DB().NewQuery("SELECT id, world, name, parent, created FROM eras WHERE world = {:w} ORDER BY created, id LIMIT {:limit} OFFSET {:offset}").
+	err := s.app.DB().NewQuery("SELECT id, world, name, parent, created FROM eras WHERE world = {:w} ORDER BY created, rowid LIMIT {:limit} OFFSET {:offset}").
 		Bind(dbx.Params{"w": worldID, "limit": p.PerPage, "offset": p.offset()}).All(&items)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list eras: %w", err)

@@ -44,7 +44,7 @@ func (s *Store) Projects(worldID string, p Page) ([]Project, int, error) {
 		return nil, 0, fmt.Errorf("store: count projects: %w", err)
 	}
 	items := []Project{}
-	err := s.app.DB().NewQuery("SELECT id, world, kind, name, config, created FROM projects WHERE world = {:w} ORDER BY created, id LIMIT {:limit} OFFSET {:offset}").
+	err := s.app.DB().NewQuery("SELECT id, world, kind, name, config, created FROM projects WHERE world = {:w} ORDER BY created, rowid LIMIT {:limit} OFFSET {:offset}").
 		Bind(dbx.Params{"w": worldID, "limit": p.PerPage, "offset": p.offset()}).All(&items)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list projects: %w", err)

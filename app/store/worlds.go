@@ -156,7 +156,7 @@ func (s *Store) WorldsOf(userID string, p Page) ([]MemberWorld, int, error) {
 		return nil, 0, fmt.Errorf("store: count worlds: %w", err)
 	}
 	items := []MemberWorld{}
-	err := s.app.DB().NewQuery("SELECT " + worldCols + ", m.role FROM world_members m JOIN worlds w ON w.id = m.world WHERE m.user = {:u} ORDER BY w.created, w.id LIMIT {:limit} OFFSET {:offset}").
+	err := s.app.DB().NewQuery("SELECT " + worldCols + ", m.role FROM world_members m JOIN worlds w ON w.id = m.world WHERE m.user = {:u} ORDER BY w.created, w.rowid LIMIT {:limit} OFFSET {:offset}").
 		Bind(dbx.Params{"u": userID, "limit": p.PerPage, "offset": p.offset()}).All(&items)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list worlds: %w", err)
@@ -212,7 +212,7 @@ func (s *Store) Members(worldID string, p Page) ([]Member, int, error) {
 		return nil, 0, fmt.Errorf("store: count members: %w", err)
 	}
 	items := []Member{}
-	err := s.app.DB().NewQuery("SELECT " + memberCols + " FROM world_members m JOIN users u ON u.id = m.user WHERE m.world = {:w} ORDER BY m.created, m.id LIMIT {:limit} OFFSET {:offset}").
+	err := s.app.DB().NewQuery("SELECT " + memberCols + " FROM world_members m JOIN users u ON u.id = m.user WHERE m.world = {:w} ORDER BY m.created, m.rowid LIMIT {:limit} OFFSET {:offset}").
 		Bind(dbx.Params{"w": worldID, "limit": p.PerPage, "offset": p.offset()}).All(&items)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list members: %w", err)

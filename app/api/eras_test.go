@@ -1,0 +1,83 @@
+package api_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+func TestErasCopyOnWrite(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "History", "timeline")
+	base := "/api/v1/worlds/" + w
+	doc := base + "/documents/" + tl
+	s.Must(s.Post(ann.Key, doc+"/content", ops(map[string]any{"op": "timeline.addEvent", "label": "First Age", "dateMs": 1})), http.StatusOK)
+
+	rowsBefore := counts(s)
+	var era struct{ ID, Name, ParentID, WorldID string }
+	s.Must(s.Post(ann.Key, base+"/eras", map[string]any{"name": "Second Age"}), http.StatusCreated).JSON(t, &era)
+	if era.Name != "Second Age" || era.ParentID != "" || era.WorldID != w {
+		t.Fatalf("era = %+v", era)
+	}
+	// Creating an era writes one era row and one outbox row, nothing else.
+	if s.Count("eras", "") != 1 || s.Count("document_states", "") != 1 {
+		t.Fatalf("era creation copied rows: %s -> %s", rowsBefore, counts(s))
+	}
+
+	// The era inherits the main line's current content...
+	var d docRead
+	s.Must(s.Get(ann.Key, doc+"?era="+era.ID), http.StatusOK).JSON(t, &d)
+	if d.Version != 1 || d.Content.Source != "live" || d.Content.Text != "History First Age" {
+		t.Fatalf("inherited read %+v", d)
+	}
+	// ...and keeps following it until its first write.
+	s.Must(s.Post(ann.Key, doc+"/content", ops(map[string]any{"op": "timeline.addEvent", "label": "Main Two", "dateMs": 2})), http.StatusOK)
+	s.Must(s.Get(ann.Key, doc+"?era="+era.ID), http.StatusOK).JSON(t, &d)
+	if d.Version != 2 || d.Content.Text != "History First Age Main Two" {
+		t.Fatalf("era does not follow main: %+v", d)
+	}
+
+	// The first write in the era copies, continues the version, and leaves main alone.
+	var r opsResult
+	s.Must(s.Post(ann.Key, doc+"/content?era="+era.ID, ops(map[string]any{"op": "timeline.addEvent", "label": "Era Only", "dateMs": 3})), http.StatusOK).JSON(t, &r)
+	if r.Version != 3 {
+		t.Fatalf("era write version %d", r.Version)
+	}
+	s.Must(s.Get(ann.Key, doc), http.StatusOK).JSON(t, &d)
+	if d.Version != 2 || d.Content.Text != "History First Age Main Two" {
+		t.Fatalf("main changed by era write: %+v", d)
+	}
+	s.Must(s.Get(ann.Key, doc+"?era="+era.ID), http.StatusOK).JSON(t, &d)
+	if d.Version != 3 || d.Content.Text != "History First Age Main Two Era Only" {
+		t.Fatalf("era read %+v", d)
+	}
+	// Later main writes no longer reach the era.
+	s.Must(s.Post(ann.Key, doc+"/content", ops(map[string]any{"op": "timeline.addEvent", "label": "Main Three", "dateMs": 4})), http.StatusOK)
+	s.Must(s.Get(ann.Key, doc+"?era="+era.ID), http.StatusOK).JSON(t, &d)
+	if d.Content.Text != "History First Age Main Two Era Only" {
+		t.Fatalf("era picked up a later main write: %+v", d)
+	}
+
+	// Documents created in an era exist there only.
+	var inEra struct{ ID, EraID string }
+	s.Must(s.Post(ann.Key, base+"/documents?era="+era.ID, map[string]any{"name": "Era hero", "documentType": "card"}), http.StatusCreated).JSON(t, &inEra)
+	if inEra.EraID != era.ID {
+		t.Fatalf("era doc %+v", inEra)
+	}
+	if res := s.Get(ann.Key, base+"/documents/"+inEra.ID); res.Status != http.StatusNotFound {
+		t.Fatalf("era doc visible on main: %d", res.Status)
+	}
+	s.Must(s.Get(ann.Key, base+"/documents/"+inEra.ID+"?era="+era.ID), http.StatusOK)
+
+	var l struct{ TotalItems int }
+	s.Must(s.Get(ann.Key, base+"/eras"), http.StatusOK).JSON(t, &l)
+	if l.TotalItems != 1 {
+		t.Fatalf("eras %d", l.TotalItems)
+	}
+	// An era of another world is unknown here.
+	other := s.World(ann, "Other")
+	if res := s.Get(ann.Key, "/api/v1/worlds/"+other+"/documents?era="+era.ID); res.Status != http.StatusNotFound {
+		t.Fatalf("foreign era: %d", res.Status)
+	}
+}

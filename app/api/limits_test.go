@@ -1,0 +1,142 @@
+package api_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/loreweave/loreweave/app/apptest"
+)
+
+// TestBadInput sends every kind of bad request to every route that takes a body and checks
+// the status, the code, and that nothing changed.
+func TestBadInput(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "History", "timeline")
+	content := "/api/v1/worlds/" + w + "/documents/" + tl + "/content"
+
+	deep := strings.Repeat("[", 40) + strings.Repeat("]", 40)
+	bigOps := make([]any, 501)
+	for i := range bigOps {
+		bigOps[i] = map[string]any{"op": "timeline.addEvent", "label": "x", "dateMs": i}
+	}
+	long := strings.Repeat("é", 201)
+
+	bodyRoutes := map[string]string{
+		"worlds":    "/api/v1/worlds",
+		"documents": "/api/v1/worlds/" + w + "/documents",
+		"content":   content,
+		"eras":      "/api/v1/worlds/" + w + "/eras",
+		"projects":  "/api/v1/worlds/" + w + "/projects",
+		"members":   "/api/v1/worlds/" + w + "/members",
+	}
+	type bad struct {
+		name   string
+		body   any
+		header map[string]string
+		status int
+		code   string
+	}
+	generic := []bad{
+		{"not json content type", `{"name":"x"}`, map[string]string{"Content-Type": "text/plain"}, 415, "unsupported_media_type"},
+		{"form content type", "name=x", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type"},
+		{"malformed json", `{"name": "x"`, nil, 400, "malformed_json"},
+		{"trailing garbage", `{"name": "x"} x`, nil, 400, "malformed_json"},
+		{"empty body", ``, nil, 400, "malformed_json"},
+		{"too large", `{"name": "` + strings.Repeat("a", 1<<20) + `"}`, nil, 413, "body_too_large"},
+		{"too deep", `{"name": ` + deep + `}`, nil, 422, "nesting_too_deep"},
+		{"not an object", `["x"]`, nil, 422, "invalid_field"},
+		{"unknown field", `{"nmae": "x"}`, nil, 422, "invalid_field"},
+	}
+	before := counts(s)
+	for route, path := range bodyRoutes {
+		for _, b := range generic {
+			t.Run(route+"/"+b.name, func(t *testing.T) {
+				h := http.Header{}
+				for k, v := range b.header {
+					h.Set(k, v)
+				}
+				res := s.Do(apptest.Request{Method: "POST", Path: path, Key: ann.Key, Body: b.body, Header: h})
+				if res.Status != b.status || res.ErrorCode() != b.code {
+					t.Fatalf("got %d %s", res.Status, res.Body)
+				}
+			})
+		}
+	}
+
+	specific := []struct {
+		name, path string
+		body       any
+		status     int
+		code       string
+		field      string
+	}{
+		{"world name missing", bodyRoutes["worlds"], map[string]any{"genre": "x"}, 422, "invalid_field", "name"},
+		{"world name blank", bodyRoutes["worlds"], map[string]any{"name": "   "}, 422, "invalid_field", "name"},
+		{"world name too long", bodyRoutes["worlds"], map[string]any{"name": long}, 422, "invalid_field", "name"},
+		{"world name wrong type", bodyRoutes["worlds"], map[string]any{"name": 5}, 422, "invalid_field", "name"},
+		{"genre too long", bodyRoutes["worlds"], map[string]any{"name": "x", "genre": long}, 422, "invalid_field", "genre"},
+		{"document name too long", bodyRoutes["documents"], map[string]any{"name": long, "documentType": "card"}, 422, "invalid_field", "name"},
+		{"document type wrong type", bodyRoutes["documents"], map[string]any{"name": "x", "documentType": []any{"card"}}, 422, "invalid_field", "documentType"},
+		{"era name too long", bodyRoutes["eras"], map[string]any{"name": long}, 422, "invalid_field", "name"},
+		{"era parent unknown", bodyRoutes["eras"], map[string]any{"name": "x", "parentId": "nosuchera000000"}, 422, "invalid_field", "parentId"},
+		{"project name too long", bodyRoutes["projects"], map[string]any{"name": long, "kind": "wiki"}, 422, "invalid_field", "name"},
+		{"project kind unknown", bodyRoutes["projects"], map[string]any{"name": "x", "kind": "spreadsheet"}, 422, "unknown_project_kind", "kind"},
+		{"member role unknown", bodyRoutes["members"], map[string]any{"email": "x@example.test", "role": "emperor"}, 422, "invalid_field", "role"},
+		{"too many ops", content, map[string]any{"ops": bigOps}, 413, "too_many_ops", ""},
+	}
+	for _, tc := range specific {
+		t.Run(tc.name, func(t *testing.T) {
+			res := s.Post(ann.Key, tc.path, tc.body)
+			if res.Status != tc.status || res.ErrorCode() != tc.code {
+				t.Fatalf("got %d %s", res.Status, res.Body)
+			}
+			if tc.field != "" {
+				if f := res.Map(t)["error"].(map[string]any)["field"]; f != tc.field {
+					t.Fatalf("field = %v, want %s", f, tc.field)
+				}
+			}
+		})
+	}
+	if after := counts(s); after != before {
+		t.Fatalf("bad requests changed the database: %v -> %v", before, after)
+	}
+
+	// Exactly 500 ops is accepted.
+	s.Must(s.Post(ann.Key, content, map[string]any{"ops": bigOps[:500]}), http.StatusOK)
+}
+
+func TestUnknownThingsAreNotFound(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "History", "timeline")
+	for _, p := range []string{
+		"/api/v1/worlds/nosuchworld0000",
+		"/api/v1/worlds/nosuchworld0000/documents",
+		"/api/v1/worlds/" + w + "/documents/nosuchdoc000000",
+		"/api/v1/worlds/" + w + "/documents/" + tl + "?era=nosuchera000000",
+		"/api/v1/worlds/" + w + "/documents?era=nosuchera000000",
+		"/api/v1/nothing-here",
+	} {
+		if res := s.Get(ann.Key, p); res.Status != http.StatusNotFound || res.ErrorCode() != "not_found" {
+			t.Errorf("GET %s: %d %s", p, res.Status, res.Body)
+		}
+	}
+	res := s.Post(ann.Key, "/api/v1/worlds/"+w+"/documents/nosuchdoc000000/content", ops(map[string]any{"op": "timeline.addEvent", "label": "x", "dateMs": 1}))
+	if res.Status != http.StatusNotFound {
+		t.Fatalf("content on unknown doc: %d", res.Status)
+	}
+}
+
+// counts snapshots the rows of every Loreweave table.
+func counts(s *apptest.Server) string {
+	var parts []string
+	for _, table := range []string{"worlds", "world_members", "documents", "document_states", "document_ops", "eras", "projects", "outbox"} {
+		parts = append(parts, fmt.Sprintf("%s=%d", table, s.Count(table, "")))
+	}
+	return strings.Join(parts, " ")
+}
