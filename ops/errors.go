@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"unicode/utf8"
 )
 
 // Stable error codes. They are part of the public API: never change one that shipped.
@@ -85,21 +87,44 @@ func jsonKind(goKind string) string {
 // maxSafeInteger is 2^53-1, the largest integer a JSON number carries exactly everywhere.
 const maxSafeInteger = 1<<53 - 1
 
+// jsonNumber is a number parameter as written. Unlike json.Number it refuses a string
+// holding a number ("5"): a parameter's JSON type is part of its contract.
+type jsonNumber string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *jsonNumber) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && (b[0] == '-' || b[0] >= '0' && b[0] <= '9') {
+		*n = jsonNumber(b)
+		return nil
+	}
+	kind := "object"
+	switch {
+	case len(b) == 0:
+	case b[0] == '"':
+		kind = "string"
+	case b[0] == 't' || b[0] == 'f':
+		kind = "bool"
+	case b[0] == '[':
+		kind = "array"
+	}
+	return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[float64]()}
+}
+
 // integer reads a JSON number that must be a whole number with |n| <= 2^53-1.
-func integer(field string, n json.Number) (int64, error) {
-	f, err := n.Float64()
+func integer(field string, n jsonNumber) (int64, error) {
+	f, err := json.Number(n).Float64()
 	if err != nil {
 		return 0, fieldError(field, "%q must be a number", field)
 	}
 	if f != float64(int64(f)) || f > maxSafeInteger || f < -maxSafeInteger {
-		return 0, fieldError(field, "%q must be a whole number between -(2^53-1) and 2^53-1, got %s", field, n.String())
+		return 0, fieldError(field, "%q must be a whole number between -(2^53-1) and 2^53-1, got %s", field, n)
 	}
 	return int64(f), nil
 }
 
 // number reads a finite JSON number.
-func number(field string, n json.Number) (float64, error) {
-	f, err := n.Float64()
+func number(field string, n jsonNumber) (float64, error) {
+	f, err := json.Number(n).Float64()
 	if err != nil {
 		return 0, fieldError(field, "%q must be a finite number", field)
 	}
@@ -108,7 +133,7 @@ func number(field string, n json.Number) (float64, error) {
 
 // text checks a string's length in characters (runes) against [min, max].
 func text(field, s string, min, max int) error {
-	n := len([]rune(s))
+	n := utf8.RuneCountInString(s)
 	if n < min {
 		if min == 1 {
 			return fieldError(field, "%q is required and must not be empty", field)
@@ -126,11 +151,39 @@ func required(op, field string) error {
 	return fieldError(field, "%s needs %q", op, field)
 }
 
+// notFound reports an "id" parameter that names no item of the document.
 func notFound(kind, id string) error {
+	return notFoundBy(kind, "id", id)
+}
+
+// notFoundBy reports a parameter (field) whose value names no item of the document; the
+// value goes into Details["id"] whatever the field is called (a property's key, say).
+func notFoundBy(kind, field, id string) error {
 	return &Error{
 		Code:    CodeNotFoundInDocument,
-		Message: fmt.Sprintf("no %s with id %q in this document", kind, id),
-		Field:   "id",
+		Message: fmt.Sprintf("no %s with %s %q in this document", kind, field, id),
+		Field:   field,
 		Details: map[string]any{"id": id},
 	}
+}
+
+// tooMany reports a collection that is full.
+func tooMany(field, kind string, max int) error {
+	return fieldError(field, "the document already has the maximum of %d %s; remove some first", max, kind)
+}
+
+// atLeastOne reports an update op that sets nothing.
+func atLeastOne(op string, fields ...string) error {
+	return fieldError("op", "%s needs at least one of %s", op, strings.Join(fields, ", "))
+}
+
+// requiredID reads the "id" parameter that names an existing item.
+func requiredID(op string, id *string) (string, error) {
+	if id == nil {
+		return "", required(op, "id")
+	}
+	if *id == "" {
+		return "", fieldError("id", "%q must not be empty", "id")
+	}
+	return *id, nil
 }

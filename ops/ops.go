@@ -4,6 +4,20 @@
 // It is pure: no I/O, no storage, no HTTP. Callers hand in the current state and a batch of
 // operations and get back the new state, or an *Error that names the failing operation. A
 // batch applies all or none; the state handed in is never modified.
+//
+// An operation is a JSON object {"op": "<type>.<verb>", ...params}; Catalog lists them all.
+// An op that addresses an existing item names it "id"; other parameters are named as in the
+// data. Unknown parameters are rejected. Ids the service assigns are a type prefix ("evt-",
+// "sec-", "pin-") and a random suffix. Every list in a document has a maximum length, and
+// every string a maximum length in characters (runes), so a document cannot grow without
+// bound.
+//
+// Each op returns its applied form, what the op log stores and live watchers receive: a
+// complete op object with the final values. An add op carries the whole new item (id
+// included), an update op the id and the fields it set, a remove op the id.
+//
+// Text positions in card.editSectionText are UTF-16 code units, as in JavaScript strings; see
+// TransformSplices for how concurrent edits are merged.
 package ops
 
 import (
@@ -42,7 +56,9 @@ type Env struct {
 	// DocumentExists reports whether id names a document of the same world (map pin links).
 	DocumentExists func(id string) bool
 	// History returns the batches applied to this document after version since, oldest
-	// first, each with its ops as applied. Used to transform concurrent text edits.
+	// first, each with its ops as applied: every version from since+1 to the request's
+	// Version, else the edit is rejected as stale. Used to transform concurrent text edits
+	// (card.editSectionText); an error or a nil func makes such an edit stale_base_version.
 	History func(since int64) ([]Batch, error)
 }
 
@@ -120,7 +136,7 @@ func IsBuiltin(docType string) bool {
 	return ok
 }
 
-// Supported returns the ops a document type accepts, sorted; nil for a type with none.
+// Supported returns the ops a document type accepts, sorted; empty for a type with none.
 func Supported(docType string) []string {
 	t, ok := registry[docType]
 	if !ok {

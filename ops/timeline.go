@@ -26,6 +26,9 @@ var Precisions = []string{"millennium", "century", "decade", "year", "month", "d
 const (
 	maxLabel       = 500
 	maxDescription = 20000
+	// maxEvents bounds a timeline: with the label and description limits it keeps one
+	// document's data in the tens of megabytes at worst.
+	maxEvents = 5000
 )
 
 func init() {
@@ -40,10 +43,13 @@ func init() {
 			if t.Events == nil {
 				t.Events = []Event{}
 			}
+			t.sort()
 			return t, nil
 		},
 		ops: map[string]opFunc{
-			"timeline.addEvent": timelineAddEvent,
+			"timeline.addEvent":    timelineAddEvent,
+			"timeline.updateEvent": timelineUpdateEvent,
+			"timeline.removeEvent": timelineRemoveEvent,
 		},
 	})
 }
@@ -82,12 +88,26 @@ func (t *Timeline) sort() {
 	})
 }
 
+// find returns the index of the event with the given id, or -1.
+func (t *Timeline) find(id string) int {
+	return slices.IndexFunc(t.Events, func(e Event) bool { return e.ID == id })
+}
+
+func checkPrecision(p string) error {
+	if slices.Contains(Precisions, p) {
+		return nil
+	}
+	e := fieldError("precision", "%q is not a precision; use one of %s", p, strings.Join(Precisions, ", "))
+	e.Details = map[string]any{"allowed": Precisions}
+	return e
+}
+
 type addEventParams struct {
 	opField
-	Label       *string      `json:"label"`
-	DateMs      *json.Number `json:"dateMs"`
-	Description *string      `json:"description"`
-	Precision   *string      `json:"precision"`
+	Label       *string     `json:"label"`
+	DateMs      *jsonNumber `json:"dateMs"`
+	Description *string     `json:"description"`
+	Precision   *string     `json:"precision"`
 }
 
 func timelineAddEvent(c *opCtx, doc Document) (any, error) {
@@ -117,12 +137,13 @@ func timelineAddEvent(c *opCtx, doc Document) (any, error) {
 		ev.Description = *p.Description
 	}
 	if p.Precision != nil {
-		if !slices.Contains(Precisions, *p.Precision) {
-			e := fieldError("precision", "%q is not a precision; use one of %s", *p.Precision, strings.Join(Precisions, ", "))
-			e.Details = map[string]any{"allowed": Precisions}
-			return nil, e
+		if err := checkPrecision(*p.Precision); err != nil {
+			return nil, err
 		}
 		ev.Precision = *p.Precision
+	}
+	if len(t.Events) >= maxEvents {
+		return nil, tooMany("events", "events", maxEvents)
 	}
 	t.Events = append(t.Events, ev)
 	t.sort()
@@ -131,6 +152,107 @@ func timelineAddEvent(c *opCtx, doc Document) (any, error) {
 		Op string `json:"op"`
 		Event
 	}{c.name, ev}, nil
+}
+
+type updateEventParams struct {
+	opField
+	ID          *string     `json:"id"`
+	Label       *string     `json:"label"`
+	DateMs      *jsonNumber `json:"dateMs"`
+	Description *string     `json:"description"`
+	Precision   *string     `json:"precision"`
+}
+
+// updateEventApplied is the applied form of timeline.updateEvent: the id and the fields
+// the op set, with their final values.
+type updateEventApplied struct {
+	Op          string  `json:"op"`
+	ID          string  `json:"id"`
+	Label       *string `json:"label,omitempty"`
+	DateMs      *int64  `json:"dateMs,omitempty"`
+	Description *string `json:"description,omitempty"`
+	Precision   *string `json:"precision,omitempty"`
+}
+
+// timelineUpdateEvent changes any of an event's label, date, description and precision; a
+// new date moves the event to its place in the order.
+func timelineUpdateEvent(c *opCtx, doc Document) (any, error) {
+	t := doc.(*Timeline)
+	var p updateEventParams
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	id, err := requiredID(c.name, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if p.Label == nil && p.DateMs == nil && p.Description == nil && p.Precision == nil {
+		return nil, atLeastOne(c.name, "label", "dateMs", "description", "precision")
+	}
+	i := t.find(id)
+	if i < 0 {
+		return nil, notFound("event", id)
+	}
+	ev := &t.Events[i]
+	out := updateEventApplied{Op: c.name, ID: id}
+	if p.Label != nil {
+		if err := text("label", *p.Label, 1, maxLabel); err != nil {
+			return nil, err
+		}
+		ev.Label, out.Label = *p.Label, p.Label
+	}
+	if p.DateMs != nil {
+		date, err := integer("dateMs", *p.DateMs)
+		if err != nil {
+			return nil, err
+		}
+		ev.DateMs, out.DateMs = date, &date
+	}
+	if p.Description != nil {
+		if err := text("description", *p.Description, 0, maxDescription); err != nil {
+			return nil, err
+		}
+		ev.Description, out.Description = *p.Description, p.Description
+	}
+	if p.Precision != nil {
+		if err := checkPrecision(*p.Precision); err != nil {
+			return nil, err
+		}
+		ev.Precision, out.Precision = *p.Precision, p.Precision
+	}
+	if p.DateMs != nil {
+		t.sort()
+	}
+	return out, nil
+}
+
+type removeParams struct {
+	opField
+	ID *string `json:"id"`
+}
+
+// idApplied is the applied form of the ops that only name an item (the remove ops).
+type idApplied struct {
+	Op string `json:"op"`
+	ID string `json:"id"`
+}
+
+func timelineRemoveEvent(c *opCtx, doc Document) (any, error) {
+	t := doc.(*Timeline)
+	var p removeParams
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	id, err := requiredID(c.name, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	i := t.find(id)
+	if i < 0 {
+		return nil, notFound("event", id)
+	}
+	t.Events = slices.Delete(t.Events, i, i+1)
+	return idApplied{c.name, id}, nil
 }
 
 func mustJSON(v any) []byte {

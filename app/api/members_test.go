@@ -41,7 +41,7 @@ func TestMembers(t *testing.T) {
 	}
 
 	var l struct {
-		Items []struct{ UserID, Role string }
+		Items      []struct{ UserID, Role string }
 		TotalItems int
 	}
 	s.Must(s.Get(viewer.Key, base), http.StatusOK).JSON(t, &l)
