@@ -4,6 +4,7 @@ package main
 
 import (
 	"log"
+	"os"
 
 	"github.com/pocketbase/pocketbase"
 	"github.com/pocketbase/pocketbase/core"
@@ -38,5 +39,8 @@ func main() {
 	cli.Register(pb.RootCmd, pb)
 	if err := pb.Start(); err != nil {
 		log.Fatal(err)
+	}
+	if cli.Failed() {
+		os.Exit(1)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -23,7 +24,32 @@ import (
 // Register adds the commands to root. app must be bootstrapped before a command runs
 // (PocketBase does that).
 func Register(root *cobra.Command, app core.App) {
-	root.AddCommand(usersCmd(app), keysCmd(app), worldsCmd(app))
+	for _, c := range []*cobra.Command{usersCmd(app), keysCmd(app), worldsCmd(app)} {
+		guard(c)
+		root.AddCommand(c)
+	}
+}
+
+var failed atomic.Bool
+
+// Failed reports whether a command failed. PocketBase ignores the error a command returns,
+// so main turns this into the exit status.
+func Failed() bool { return failed.Load() }
+
+// guard records the failure of c or any of its subcommands.
+func guard(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			err := run(cmd, args)
+			if err != nil {
+				failed.Store(true)
+			}
+			return err
+		}
+	}
+	for _, sub := range c.Commands() {
+		guard(sub)
+	}
 }
 
 // ready applies pending migrations so the commands work on a fresh data directory.
@@ -50,6 +76,9 @@ func usersCmd(app core.App) *cobra.Command {
 		Short:        "Create a user account",
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := required(c, "email", "password"); err != nil {
+				return err
+			}
 			if err := ready(app); err != nil {
 				return err
 			}
@@ -64,8 +93,6 @@ func usersCmd(app core.App) *cobra.Command {
 	create.Flags().StringVar(&email, "email", "", "email address (required)")
 	create.Flags().StringVar(&password, "password", "", "password, at least 8 characters (required)")
 	create.Flags().StringVar(&name, "name", "", "display name")
-	_ = create.MarkFlagRequired("email")
-	_ = create.MarkFlagRequired("password")
 	cmd.AddCommand(create)
 	return cmd
 }
@@ -80,6 +107,9 @@ func keysCmd(app core.App) *cobra.Command {
 		Short:        "Create an API key for a user; prints only the key",
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := required(c, "email", "name"); err != nil {
+				return err
+			}
 			if err := ready(app); err != nil {
 				return err
 			}
@@ -97,8 +127,6 @@ func keysCmd(app core.App) *cobra.Command {
 	}
 	create.Flags().StringVar(&email, "email", "", "the key's user (required)")
 	create.Flags().StringVar(&name, "name", "", "a name for the key (required)")
-	_ = create.MarkFlagRequired("email")
-	_ = create.MarkFlagRequired("name")
 
 	var listEmail string
 	list := &cobra.Command{
@@ -106,6 +134,9 @@ func keysCmd(app core.App) *cobra.Command {
 		Short:        "List a user's API keys",
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := required(c, "email"); err != nil {
+				return err
+			}
 			if err := ready(app); err != nil {
 				return err
 			}
@@ -126,14 +157,16 @@ func keysCmd(app core.App) *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&listEmail, "email", "", "the user (required)")
-	_ = list.MarkFlagRequired("email")
 
 	revoke := &cobra.Command{
 		Use:          "revoke KEY_ID",
 		Short:        "Revoke an API key at once",
-		Args:         cobra.ExactArgs(1),
+		Args:         cobra.ArbitraryArgs,
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("usage: %s", c.UseLine())
+			}
 			if err := ready(app); err != nil {
 				return err
 			}
@@ -153,9 +186,12 @@ func worldsCmd(app core.App) *cobra.Command {
 	plan := &cobra.Command{
 		Use:          "plan WORLD_ID free|pro|studio",
 		Short:        "Set a world's plan",
-		Args:         cobra.ExactArgs(2),
+		Args:         cobra.ArbitraryArgs,
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return fmt.Errorf("usage: %s", c.UseLine())
+			}
 			if err := ready(app); err != nil {
 				return err
 			}
@@ -173,6 +209,17 @@ func worldsCmd(app core.App) *cobra.Command {
 	}
 	cmd.AddCommand(plan)
 	return cmd
+}
+
+// required checks flags here rather than with cobra's MarkFlagRequired: cobra reports those
+// before RunE, where guard cannot see the failure.
+func required(c *cobra.Command, names ...string) error {
+	for _, n := range names {
+		if f := c.Flags().Lookup(n); f == nil || f.Value.String() == "" {
+			return fmt.Errorf("--%s is required (usage: %s)", n, c.UseLine())
+		}
+	}
+	return nil
 }
 
 func dash(s string) string {

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// binary builds the loreweave command once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "loreweave")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// serve starts `loreweave serve` on a data dir and returns its base URL.
+func serve(t *testing.T, bin, dir string, env ...string) string {
+	t.Helper()
+	addr := freePort(t)
+	cmd := exec.Command(bin, "serve", "--dir", dir, "--http", addr)
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	})
+	base := "http://" + addr
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if res, err := http.Get(base + "/api/health"); err == nil {
+			res.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not start:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), base+"/signup") {
+		t.Errorf("first start does not print the sign-up URL:\n%s", out.String())
+	}
+	return base
+}
+
+func run(t *testing.T, bin string, args ...string) (string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		return stdout.String(), fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+func call(t *testing.T, method, url, key, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&m)
+	return res.StatusCode, m
+}
+
+// TestCommandLine runs the real binary: serve, then manage users, keys and plans from a
+// second process, and checks the running server obeys at once.
+func TestCommandLine(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	base := serve(t, bin, dir, "LOREWEAVE_DEFAULT_PLAN=pro")
+
+	if _, err := run(t, bin, "users", "create", "--dir", dir, "--email", "ann@example.test", "--password", "long enough pw", "--name", "Ann"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, bin, "users", "create", "--dir", dir, "--email", "ann@example.test", "--password", "long enough pw"); err == nil {
+		t.Fatal("duplicate user accepted")
+	}
+	out, err := run(t, bin, "keys", "create", "--dir", dir, "--email", "ann@example.test", "--name", "cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(out)
+	if !strings.HasPrefix(key, "lw_live_") || strings.Contains(key, "\n") || len(key) != 46 {
+		t.Fatalf("keys create printed %q", out)
+	}
+	if status, _ := call(t, "GET", base+"/api/v1/me", key, ""); status != 200 {
+		t.Fatalf("new key: %d", status)
+	}
+	status, w := call(t, "POST", base+"/api/v1/worlds", key, `{"name":"Eldoria"}`)
+	if status != 201 || w["plan"] != "pro" {
+		t.Fatalf("world: %d %v", status, w)
+	}
+	wid := w["id"].(string)
+	_, d := call(t, "POST", base+"/api/v1/worlds/"+wid+"/documents", key, `{"name":"History","documentType":"timeline"}`)
+	docURL := base + "/api/v1/worlds/" + wid + "/documents/" + d["id"].(string)
+	if status, _ := call(t, "GET", docURL, key, ""); status != 200 {
+		t.Fatalf("read on pro: %d", status)
+	}
+
+	// Plan changes from the command line apply to the running server at once.
+	if out, err := run(t, bin, "worlds", "plan", wid, "free", "--dir", dir); err != nil || !strings.Contains(out, "free") {
+		t.Fatalf("worlds plan: %v %s", err, out)
+	}
+	if status, e := call(t, "GET", docURL, key, ""); status != 403 || e["error"].(map[string]any)["code"] != "plan_required" {
+		t.Fatalf("read on free: %d %v", status, e)
+	}
+	if _, err := run(t, bin, "worlds", "plan", wid, "platinum", "--dir", dir); err == nil {
+		t.Fatal("unknown plan accepted")
+	}
+	if _, err := run(t, bin, "worlds", "plan", "nosuchworld0000", "pro", "--dir", dir); err == nil {
+		t.Fatal("unknown world accepted")
+	}
+
+	out, err = run(t, bin, "keys", "list", "--dir", dir, "--email", "ann@example.test")
+	if err != nil || !strings.Contains(out, "cli") || strings.Contains(out, key) {
+		t.Fatalf("keys list: %v\n%s", err, out)
+	}
+	id := strings.Fields(strings.Split(out, "\n")[1])[0]
+	if _, err := run(t, bin, "keys", "revoke", id, "--dir", dir); err != nil {
+		t.Fatal(err)
+	}
+	if status, _ := call(t, "GET", base+"/api/v1/me", key, ""); status != 401 {
+		t.Fatalf("revoked key: %d", status)
+	}
+	if _, err := run(t, bin, "keys", "revoke", id, "--dir", dir); err == nil {
+		t.Fatal("revoking twice succeeded")
+	}
+	for _, args := range [][]string{{"keys", "create", "--email", "ann@example.test"}, {"keys", "revoke"}, {"users", "create", "--email", "x@example.test"}, {"worlds", "plan", wid}} {
+		if out, err := run(t, bin, append(args, "--dir", dir)...); err == nil {
+			t.Errorf("%v succeeded without a required argument: %s", args, out)
+		}
+	}
+}
