@@ -9,10 +9,12 @@ import (
 	"strings"
 
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 
 	"github.com/loreweave/loreweave/app/api"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/live"
 	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/app/web"
@@ -27,6 +29,7 @@ type Loreweave struct {
 	Store  *store.Store
 	Keys   *auth.Keys
 	Auth   *auth.Authenticator
+	Live   *live.Hub
 }
 
 // Setup installs Loreweave into pb. Routes and workers start when pb serves.
@@ -34,18 +37,28 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 	lw := &Loreweave{PB: pb, Config: cfg, Store: store.New(pb), Keys: auth.NewKeys(pb)}
 	lw.Auth = &auth.Authenticator{App: pb, Keys: lw.Keys}
 	access := auth.Access{Store: lw.Store}
+	lw.Live = live.New(lw.Store, access, lw.Keys)
 
 	pb.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		if lw.Config.BaseURL == "" {
 			lw.Config.BaseURL = baseURL(se.Server.Addr)
 		}
 		lw.Store.Start()
-		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: search.Scan{Store: lw.Store}}
+		if err := lw.Live.Start(); err != nil {
+			return err
+		}
+		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: search.Scan{Store: lw.Store}, Live: lw.Live}
 		a.Register(se.Router)
 		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config}
 		w.Register(se.Router)
 		return se.Next()
 	})
+	// Stream clients are told to reconnect before PocketBase's graceful shutdown (priority
+	// -9999) closes their connections; the store stops after in-flight writes finished.
+	pb.OnTerminate().Bind(&hook.Handler[*core.TerminateEvent]{Priority: -10000, Func: func(te *core.TerminateEvent) error {
+		lw.Live.Stop()
+		return te.Next()
+	}})
 	pb.OnTerminate().BindFunc(func(te *core.TerminateEvent) error {
 		lw.Store.Stop()
 		return te.Next()

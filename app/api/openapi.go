@@ -93,6 +93,13 @@ func operation(id, summary string, success string, successSchema obj, errs ...st
 	return obj{"operationId": id, "summary": summary, "responses": responses}
 }
 
+// streamOperation documents a Server-Sent Events endpoint.
+func streamOperation(id, summary string, errs ...string) obj {
+	op := operation(id, summary, "200", nil, errs...)
+	op["responses"].(obj)["200"] = obj{"description": "An event stream.", "content": obj{"text/event-stream": obj{"schema": obj{"type": "string"}}}}
+	return op
+}
+
 func withBody(op obj, schema obj) obj {
 	op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": schema}}}
 	return op
@@ -112,11 +119,12 @@ func queryParam(name, desc string, schema obj) obj {
 }
 
 var (
-	worldParam = pathParam("worldId", "The world's id.")
-	docParam   = pathParam("documentId", "The document's id.")
-	eraQuery   = queryParam("era", "An era id: read or write the document as it is in that era. Omitted: the main line.", obj{"type": "string"})
-	pageQuery  = queryParam("page", "Page number, from 1.", obj{"type": "integer", "minimum": 1})
-	perPageQ   = queryParam("perPage", "Items per page, 1 to 100 (default 50).", obj{"type": "integer", "minimum": 1, "maximum": 100})
+	worldParam     = pathParam("worldId", "The world's id.")
+	docParam       = pathParam("documentId", "The document's id.")
+	eraQuery       = queryParam("era", "An era id: read or write the document as it is in that era. Omitted: the main line.", obj{"type": "string"})
+	pageQuery      = queryParam("page", "Page number, from 1.", obj{"type": "integer", "minimum": 1})
+	lastEventQuery = queryParam("lastEventId", "Resume after this event id (the same as the Last-Event-ID header, which browsers' EventSource sends).", obj{"type": "integer", "minimum": 0})
+	perPageQ       = queryParam("perPage", "Items per page, 1 to 100 (default 50).", obj{"type": "integer", "minimum": 1, "maximum": 100})
 )
 
 // OpenAPI returns the OpenAPI 3.1 document of /api/v1.
@@ -173,6 +181,21 @@ func OpenAPI() obj {
 			"get":        withParams(operation("listProjects", "The world's projects, oldest first.", "200", listOf("Project"), "404", "422"), pageQuery, perPageQ),
 			"post": withBody(operation("createProject", "Create a project (an app instance) of a known kind: wiki, or a kind of an installed tool.", "201", ref("Project"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"kind": str("The app kind, e.g. wiki."), "name": str("1 to 200 characters.")})),
+		},
+		"/api/v1/worlds/{worldId}/events": obj{
+			"parameters": []obj{worldParam},
+			"get": withParams(streamOperation("worldEvents",
+				"Server-Sent Events of the world's structure: document.created, document.renamed, document.moved, document.deleted, era.created, project.created, member.added, member.removed. "+
+					"Each event's data is a WorldEvent with the record's metadata; its id is a global change sequence. On connect: `ready`; resuming with Last-Event-ID (or ?lastEventId=) replays what was missed, or sends `reset` when too much was.",
+				"404"), lastEventQuery),
+		},
+		"/api/v1/worlds/{worldId}/documents/{documentId}/events": obj{
+			"parameters": []obj{worldParam, docParam},
+			"get": withParams(streamOperation("documentEvents",
+				"Server-Sent Events of one document in one era. On connect: `snapshot` (data: version, documentType, data, text, source) and `presence` (data: viewers [{id, name, colour}]); "+
+					"then one `ops` event per accepted write (id = version; data: version, documentType, ops as applied, actor {id, name}), `presence` when watchers come and go, and heartbeat comments every 15 s. "+
+					"Resuming with Last-Event-ID (or ?lastEventId=) replays exactly the versions after it from the op log; more than 1,000 behind, or ahead, gets a fresh snapshot. Needs Pro or Studio for key and OAuth callers.",
+				"403", "404"), eraQuery, lastEventQuery),
 		},
 		"/api/v1/worlds/{worldId}/search": obj{
 			"parameters": []obj{worldParam},

@@ -12,6 +12,7 @@ import (
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/live"
 	"github.com/loreweave/loreweave/app/store"
 )
 
@@ -22,6 +23,7 @@ type API struct {
 	Auth   *auth.Authenticator
 	Config config.Config
 	Search Searcher
+	Live   *live.Hub
 }
 
 // Route is one /api/v1 route: the whole URL surface is the Routes table below.
@@ -50,6 +52,8 @@ var Routes = []Route{
 	{"GET", "/api/v1/worlds/{worldId}/projects", (*API).listProjects},
 	{"POST", "/api/v1/worlds/{worldId}/projects", (*API).createProject},
 	{"GET", "/api/v1/worlds/{worldId}/search", (*API).search},
+	{"GET", "/api/v1/worlds/{worldId}/events", (*API).worldEvents},
+	{"GET", "/api/v1/worlds/{worldId}/documents/{documentId}/events", (*API).documentEvents},
 }
 
 // Register mounts the API on the router.

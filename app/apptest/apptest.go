@@ -33,6 +33,8 @@ type Server struct {
 	Dir string
 	// OnResponse, when set, sees every response Do receives (the OpenAPI check uses it).
 	OnResponse func(t testing.TB, method, path string, res *Response)
+
+	done chan error
 }
 
 // Option changes the configuration of a test server.
@@ -78,7 +80,7 @@ func StartIn(t testing.TB, dir string, opts ...Option) *Server {
 	done := make(chan error, 1)
 	go func() { done <- apis.Serve(pb, apis.ServeConfig{HttpAddr: ln.Addr().String()}) }()
 
-	s := &Server{t: t, URL: cfg.BaseURL, PB: pb, LW: lw, Dir: dir}
+	s := &Server{t: t, URL: cfg.BaseURL, PB: pb, LW: lw, Dir: dir, done: done}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		res, err := http.Get(s.URL + "/api/health")
@@ -98,19 +100,19 @@ func StartIn(t testing.TB, dir string, opts ...Option) *Server {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Cleanup(func() { s.Stop(done) })
+	t.Cleanup(s.Stop)
 	return s
 }
 
-// Stop terminates the server as SIGTERM would.
-func (s *Server) Stop(done chan error) {
+// Stop terminates the server as SIGTERM would; later calls do nothing.
+func (s *Server) Stop() {
 	if !s.PB.IsBootstrapped() {
 		return
 	}
 	ev := &core.TerminateEvent{App: s.PB}
 	_ = s.PB.OnTerminate().Trigger(ev, func(e *core.TerminateEvent) error { return e.App.ResetBootstrapState() })
 	select {
-	case <-done:
+	case <-s.done:
 	case <-time.After(10 * time.Second):
 		s.t.Errorf("apptest: server did not stop")
 	}

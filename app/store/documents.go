@@ -174,3 +174,25 @@ func (s *Store) Content(d Document, eraID string) (Content, error) {
 	}
 	return Content{Data: doc.JSON(), Text: doc.Text(d.Name), Version: row.Version, Source: "live"}, nil
 }
+
+// StateEras returns the eras that hold their own state row of a document.
+func (s *Store) StateEras(docID string) (map[string]bool, error) {
+	var rows []struct {
+		Era string `db:"era"`
+	}
+	if err := s.app.DB().NewQuery("SELECT era FROM document_states WHERE document = {:doc}").Bind(dbx.Params{"doc": docID}).All(&rows); err != nil {
+		return nil, fmt.Errorf("store: state eras: %w", err)
+	}
+	out := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		out[r.Era] = true
+	}
+	return out, nil
+}
+
+// DocumentByID returns a document's metadata whatever its era.
+func (s *Store) DocumentByID(docID string) (Document, error) {
+	var d Document
+	err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.id = {:id}").Bind(dbx.Params{"id": docID}).One(&d)
+	return d, notFound(err)
+}

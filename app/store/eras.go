@@ -94,3 +94,11 @@ func (s *Store) Eras(worldID string, p Page) ([]Era, int, error) {
 	}
 	return items, total, nil
 }
+
+// Era returns one era of a world.
+func (s *Store) Era(worldID, id string) (Era, error) {
+	var e Era
+	err := s.app.DB().NewQuery("SELECT id, world, name, parent, created FROM eras WHERE id = {:id} AND world = {:w}").
+		Bind(dbx.Params{"id": id, "w": worldID}).One(&e)
+	return e, notFound(err)
+}

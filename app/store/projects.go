@@ -51,3 +51,11 @@ func (s *Store) Projects(worldID string, p Page) ([]Project, int, error) {
 	}
 	return items, total, nil
 }
+
+// Project returns one project of a world.
+func (s *Store) Project(worldID, id string) (Project, error) {
+	var p Project
+	err := s.app.DB().NewQuery("SELECT id, world, kind, name, config, created FROM projects WHERE id = {:id} AND world = {:w}").
+		Bind(dbx.Params{"id": id, "w": worldID}).One(&p)
+	return p, notFound(err)
+}

@@ -1,0 +1,195 @@
+package live
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// SnapshotEvent is the data of `event: snapshot`: the whole content at a version.
+type SnapshotEvent struct {
+	Version      int64           `json:"version"`
+	DocumentType string          `json:"documentType"`
+	Data         json.RawMessage `json:"data"`
+	Text         string          `json:"text"`
+	Source       string          `json:"source"`
+}
+
+// OpsEvent is the data of `event: ops`: one accepted write.
+type OpsEvent struct {
+	Version      int64             `json:"version"`
+	DocumentType string            `json:"documentType"`
+	Ops          []json.RawMessage `json:"ops"`
+	Actor        ActorJSON         `json:"actor"`
+}
+
+// ActorJSON is who made a change.
+type ActorJSON struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// lastEventID reads the resume point: the Last-Event-ID header, or ?lastEventId= (htmx's SSE
+// extension loses the header when it reconnects). ok is false when there is none.
+func lastEventID(r *http.Request) (int64, bool) {
+	v := r.Header.Get("Last-Event-ID")
+	if v == "" {
+		v = r.URL.Query().Get("lastEventId")
+	}
+	if v == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n < 0 {
+		return 0, false // not ours: start over with a snapshot
+	}
+	return n, true
+}
+
+// ServeDocument streams one document in one era: a snapshot (or the versions missed since
+// Last-Event-ID), then one `ops` event per accepted write, `presence` when watchers come and
+// go, and heartbeat comments. The caller has checked access.
+func (h *Hub) ServeDocument(e *core.RequestEvent, p auth.Principal, d store.Document, eraID string) error {
+	streamID := docStream(d.ID, eraID)
+	version := func() int64 {
+		c, err := h.store.Content(d, eraID)
+		if err != nil {
+			return 0
+		}
+		return c.Version
+	}
+	resume, hasResume := lastEventID(e.Request)
+	w := &streamWriter{versioned: true}
+	w.replay = func(w *streamWriter) (int64, error) {
+		c, err := h.store.Content(d, eraID)
+		if err != nil {
+			return 0, err
+		}
+		if hasResume && resume <= c.Version && c.Version-resume <= MaxResume {
+			reached, err := h.writeLog(w, d, eraID, resume, c.Version)
+			if err != nil {
+				return 0, err
+			}
+			return reached, nil
+		}
+		w.send("snapshot", c.Version, mustJSON(SnapshotEvent{Version: c.Version, DocumentType: d.DocumentType, Data: c.Data, Text: c.Text, Source: c.Source}))
+		return c.Version, nil
+	}
+	w.fill = func(w *streamWriter, from, to int64) (int64, error) {
+		if to-from > MaxResume {
+			c, err := h.store.Content(d, eraID)
+			if err != nil {
+				return 0, err
+			}
+			w.send("snapshot", c.Version, mustJSON(SnapshotEvent{Version: c.Version, DocumentType: d.DocumentType, Data: c.Data, Text: c.Text, Source: c.Source}))
+			return c.Version, nil
+		}
+		return h.writeLog(w, d, eraID, from, to)
+	}
+	// The join is announced once this client is registered, so it sees its own arrival; a
+	// second connection of someone already watching changes nothing for the others, so only
+	// this client is told who is there.
+	w.ready = func() {
+		if changed, list := h.presenceChange(streamID, p, +1, version); !changed {
+			w.send("presence", w.last, mustJSON(map[string]any{"viewers": list}))
+		}
+	}
+	c := &conn{p: p, worldID: d.WorldID, streamID: streamID, content: true}
+	return h.serve(e, c, w, func() { h.presenceChange(streamID, p, -1, version) })
+}
+
+// writeLog sends the op-log entries in (from, to] as ops events and returns the last version
+// sent (from if none).
+func (h *Hub) writeLog(w *streamWriter, d store.Document, eraID string, from, to int64) (int64, error) {
+	entries, err := h.store.OpLog(d, eraID, from, int(to-from))
+	if err != nil {
+		return 0, err
+	}
+	last := from
+	for _, en := range entries {
+		if en.Version > to {
+			break
+		}
+		ev := OpsEvent{Version: en.Version, DocumentType: d.DocumentType, Ops: en.Ops, Actor: ActorJSON{ID: en.ActorID, Name: h.userName(en.ActorID)}}
+		w.send("ops", en.Version, mustJSON(ev))
+		last = en.Version
+	}
+	return last, nil
+}
+
+func (h *Hub) userName(id string) string {
+	if id == "" {
+		return ""
+	}
+	u, err := h.store.App().FindRecordById("users", id)
+	if err != nil {
+		return ""
+	}
+	if n := u.GetString("name"); n != "" {
+		return n
+	}
+	return u.Email()
+}
+
+// onChange publishes committed content writes to the streams that show them: the era written
+// and every era that still inherits the document from it.
+func (h *Hub) onChange(c store.Change) {
+	if c.Kind != "document.content" {
+		return
+	}
+	var batch []json.RawMessage
+	if err := json.Unmarshal(c.Ops, &batch); err != nil {
+		return
+	}
+	ev := OpsEvent{Version: c.Version, DocumentType: c.DocumentType, Ops: batch, Actor: ActorJSON{ID: c.Actor.UserID, Name: c.Actor.Name}}
+	prefix := "doc/" + c.DocumentID + "/"
+	h.mu.Lock()
+	var targets []string
+	for id := range h.streams {
+		if strings.HasPrefix(id, prefix) {
+			targets = append(targets, strings.TrimPrefix(id, prefix))
+		}
+	}
+	h.mu.Unlock()
+	for _, era := range targets {
+		if era == c.EraID || h.inherits(c.WorldID, c.DocumentID, era, c.EraID) {
+			h.publish(prefix+era, "ops", c.Version, ev)
+		}
+	}
+}
+
+// inherits reports whether the document as seen from era comes from the state written in
+// source (era has no copy of its own between itself and source).
+func (h *Hub) inherits(worldID, docID, era, source string) bool {
+	chain, err := h.store.EraChain(worldID, era)
+	if err != nil {
+		return false
+	}
+	owners, err := h.store.StateEras(docID)
+	if err != nil {
+		return false
+	}
+	for _, e := range chain {
+		if e == source {
+			return true
+		}
+		if owners[e] {
+			return false
+		}
+	}
+	return false
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("live: encode event: " + err.Error())
+	}
+	return b
+}

@@ -1,0 +1,301 @@
+// Package live makes every write appear at once for everyone watching: Server-Sent Events
+// streams per document (and era) and per world, with replay from the op log, presence, and
+// access re-checked when keys are revoked, members removed or plans downgraded.
+//
+// The transport is github.com/r3labs/sse/v2, used only through streamWriter and Hub: no
+// auto-replay, no auto-streams, streams removed only when our own count of their
+// connections is zero, publishing only with TryPublish.
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/r3labs/sse/v2"
+
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// Tunables of the live layer.
+const (
+	// MaxResume is how far behind a Last-Event-ID may be and still be replayed from the op
+	// log; further (or ahead of the current version) gets a fresh snapshot.
+	MaxResume = 1000
+	// WriteTimeout bounds every write to a stream client.
+	WriteTimeout = time.Second
+	// Heartbeat is the interval of keep-alive comments.
+	Heartbeat = 15 * time.Second
+	// RetryAfterShutdown is the reconnect delay sent to clients when the server stops.
+	RetryAfterShutdown = 2 * time.Second
+)
+
+// Hub owns every live stream of the process.
+type Hub struct {
+	store  *store.Store
+	access auth.Access
+	keys   *auth.Keys
+	sse    *sse.Server
+
+	// Heartbeat and PollInterval may be shortened by tests before Start.
+	Heartbeat    time.Duration
+	PollInterval time.Duration
+
+	mu      sync.Mutex
+	streams map[string]*stream
+	conns   map[*conn]struct{}
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// stream is our bookkeeping for one r3labs stream.
+type stream struct {
+	conns   int
+	viewers map[string]*viewer // user id -> viewer, document streams only
+}
+
+// conn is one open stream connection.
+type conn struct {
+	p        auth.Principal
+	worldID  string
+	streamID string
+	// content is true for streams of document content (plan-gated for keys and OAuth).
+	content bool
+	w       *streamWriter
+}
+
+// New returns a hub. Start must be called before streams are served.
+func New(s *store.Store, access auth.Access, keys *auth.Keys) *Hub {
+	srv := sse.New()
+	srv.AutoReplay = false
+	srv.AutoStream = false
+	srv.SplitData = true
+	srv.BufferSize = 256
+	srv.Headers = map[string]string{"X-Accel-Buffering": "no"}
+	return &Hub{store: s, access: access, keys: keys, sse: srv, Heartbeat: Heartbeat, PollInterval: 250 * time.Millisecond,
+		streams: map[string]*stream{}, conns: map[*conn]struct{}{}}
+}
+
+// Start subscribes to committed changes and starts the heartbeat and the outbox watcher.
+func (h *Hub) Start() error {
+	head, err := h.store.OutboxHead()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.done = make(chan struct{})
+	h.store.OnChange(h.onChange)
+	go func() {
+		defer close(h.done)
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); h.store.TailOutbox(ctx, head, h.PollInterval, h.onOutbox) }()
+		go func() { defer wg.Done(); h.heartbeats(ctx) }()
+		wg.Wait()
+	}()
+	return nil
+}
+
+// Stop tells every client to reconnect after RetryAfterShutdown and closes its stream.
+func (h *Hub) Stop() {
+	if h.cancel != nil {
+		h.cancel()
+		<-h.done
+	}
+	h.mu.Lock()
+	conns := make([]*conn, 0, len(h.conns))
+	for c := range h.conns {
+		conns = append(conns, c)
+	}
+	h.mu.Unlock()
+	for _, c := range conns {
+		c.w.close(RetryAfterShutdown)
+	}
+}
+
+func docStream(docID, eraID string) string { return "doc/" + docID + "/" + eraID }
+func worldStream(worldID string) string    { return "world/" + worldID }
+
+// Connections returns the number of open stream connections.
+func (h *Hub) Connections() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.conns)
+}
+
+// serve runs one stream connection through r3labs until the client leaves or is closed.
+func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func()) error {
+	rc := http.NewResponseController(e.Response)
+	// PocketBase's server has a 5-minute WriteTimeout; streams use per-write deadlines.
+	_ = rc.SetWriteDeadline(time.Time{})
+	ctx, cancel := context.WithCancel(e.Request.Context())
+	defer cancel()
+	w.w, w.rc, w.cancel, w.timeout = e.Response, rc, cancel, WriteTimeout
+	c.w = w
+
+	h.mu.Lock()
+	st := h.streams[c.streamID]
+	if st == nil {
+		st = &stream{viewers: map[string]*viewer{}}
+		h.streams[c.streamID] = st
+		h.sse.CreateStream(c.streamID)
+	}
+	st.conns++
+	h.conns[c] = struct{}{}
+	h.mu.Unlock()
+
+	r := e.Request.WithContext(ctx)
+	r.URL = &url.URL{Path: r.URL.Path, RawQuery: "stream=" + url.QueryEscape(c.streamID)}
+	r.Header = r.Header.Clone()
+	r.Header.Del("Last-Event-ID") // we resume ourselves; r3labs rejects non-numeric ids
+	h.sse.ServeHTTP(w, r)
+	w.finish()
+
+	if onLeave != nil {
+		onLeave()
+	}
+	h.mu.Lock()
+	delete(h.conns, c)
+	st.conns--
+	if st.conns == 0 {
+		delete(h.streams, c.streamID)
+		h.sse.RemoveStream(c.streamID) // no subscriber left: safe to remove
+	}
+	h.mu.Unlock()
+	return nil
+}
+
+// publish hands an event to a stream without ever blocking; a dropped event becomes a gap
+// that each client's writer fills from the op log.
+func (h *Hub) publish(streamID, event string, id int64, data any) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return
+	}
+	h.sse.TryPublish(streamID, &sse.Event{ID: []byte(strconv.FormatInt(id, 10)), Event: []byte(event), Data: b})
+}
+
+func (h *Hub) heartbeats(ctx context.Context) {
+	t := time.NewTicker(h.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			h.mu.Lock()
+			ids := make([]string, 0, len(h.streams))
+			for id := range h.streams {
+				ids = append(ids, id)
+			}
+			h.mu.Unlock()
+			for _, id := range ids {
+				h.sse.TryPublish(id, &sse.Event{Comment: []byte("heartbeat")})
+			}
+		}
+	}
+}
+
+// onOutbox re-checks open streams when access may have changed, and relays world events.
+func (h *Hub) onOutbox(rows []store.OutboxRow) {
+	for _, r := range rows {
+		switch r.Kind {
+		case "key.revoked":
+			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindAPIKey && c.p.CredentialID == r.Subject })
+		case "oauth.revoked":
+			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindOAuth && c.p.CredentialID == r.Subject })
+		case "member.removed":
+			h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.p.UserID == r.Subject })
+		case "world.plan":
+			if r.Subject == "free" {
+				h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.content && c.p.PlanGated() })
+			}
+		}
+		h.relayWorldEvent(r)
+	}
+}
+
+func (h *Hub) closeWhere(match func(c *conn) bool) {
+	h.mu.Lock()
+	var victims []*conn
+	for c := range h.conns {
+		if match(c) {
+			victims = append(victims, c)
+		}
+	}
+	h.mu.Unlock()
+	for _, c := range victims {
+		c.w.close(0)
+	}
+}
+
+// viewer is one user watching a document stream (with any number of connections).
+type viewer struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Colour string `json:"colour"`
+	conns  int
+}
+
+// Colour returns a stable colour for a user id.
+func Colour(userID string) string {
+	palette := []string{"#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#b7950b", "#2c3e50", "#c2185b", "#00838f"}
+	f := fnv.New32a()
+	_, _ = f.Write([]byte(userID))
+	return palette[f.Sum32()%uint32(len(palette))]
+}
+
+// presenceChange records a viewer joining (+1) or leaving (-1). When that changes who is
+// watching, it publishes the new list to the stream and returns true; otherwise it returns
+// false and the current list.
+func (h *Hub) presenceChange(streamID string, p auth.Principal, delta int, version func() int64) (bool, []viewer) {
+	h.mu.Lock()
+	st := h.streams[streamID]
+	if st == nil {
+		h.mu.Unlock()
+		return false, nil
+	}
+	v := st.viewers[p.UserID]
+	if v == nil {
+		name := p.Name
+		if name == "" {
+			name = p.Email
+		}
+		v = &viewer{ID: p.UserID, Name: name, Colour: Colour(p.UserID)}
+		st.viewers[p.UserID] = v
+	}
+	before := v.conns
+	v.conns += delta
+	if v.conns <= 0 {
+		delete(st.viewers, p.UserID)
+	}
+	changed := (before == 0) != (v.conns <= 0)
+	list := viewersOf(st)
+	h.mu.Unlock()
+	if changed {
+		h.publish(streamID, "presence", version(), map[string]any{"viewers": list})
+	}
+	return changed, list
+}
+
+func viewersOf(st *stream) []viewer {
+	list := make([]viewer, 0, len(st.viewers))
+	for _, v := range st.viewers {
+		list = append(list, *v)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		return list[i].Name < list[j].Name || (list[i].Name == list[j].Name && list[i].ID < list[j].ID)
+	})
+	return list
+}
+

@@ -1,0 +1,130 @@
+package live
+
+import (
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// WorldEvent is the data of a world stream event: what changed and the record's metadata.
+type WorldEvent struct {
+	Kind string `json:"kind"`
+	Seq  int64  `json:"seq"`
+	// Document is set for document.* events.
+	Document *DocumentMeta `json:"document,omitempty"`
+	// Era is set for era.created.
+	Era *EraMeta `json:"era,omitempty"`
+	// Project is set for project.created.
+	Project *ProjectMeta `json:"project,omitempty"`
+	// UserID is set for member.added and member.removed.
+	UserID string `json:"userId,omitempty"`
+	Role   string `json:"role,omitempty"`
+}
+
+// DocumentMeta is a document's metadata in a world event.
+type DocumentMeta struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	DocumentType string `json:"documentType"`
+	ParentID     string `json:"parentId"`
+	EraID        string `json:"eraId"`
+}
+
+// EraMeta is an era in a world event.
+type EraMeta struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	ParentID string `json:"parentId"`
+}
+
+// ProjectMeta is a project in a world event.
+type ProjectMeta struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+// worldKinds are the outbox kinds the world stream relays, each as an event of that name.
+var worldKinds = map[string]bool{
+	"document.created": true, "document.renamed": true, "document.moved": true, "document.deleted": true,
+	"era.created": true, "project.created": true, "member.added": true, "member.removed": true,
+}
+
+// worldEvent turns an outbox row into the event watchers get; ok is false for rows that are
+// not world events or whose record is gone.
+func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
+	if !worldKinds[r.Kind] || r.World == "" {
+		return WorldEvent{}, false
+	}
+	ev := WorldEvent{Kind: r.Kind, Seq: r.Seq}
+	switch r.Kind {
+	case "era.created":
+		e, err := h.store.Era(r.World, r.Era)
+		if err != nil {
+			return ev, false
+		}
+		ev.Era = &EraMeta{ID: e.ID, Name: e.Name, ParentID: e.ParentID}
+	case "project.created":
+		p, err := h.store.Project(r.World, r.Subject)
+		if err != nil {
+			return ev, false
+		}
+		ev.Project = &ProjectMeta{ID: p.ID, Kind: p.Kind, Name: p.Name}
+	case "member.added", "member.removed":
+		ev.UserID = r.Subject
+		if m, err := h.store.Member(r.World, r.Subject); err == nil {
+			ev.Role = m.Role
+		}
+	default:
+		d, err := h.store.DocumentByID(r.Document)
+		if err != nil {
+			d = store.Document{ID: r.Document, EraID: r.Era} // deleted: the id is what matters
+		}
+		ev.Document = &DocumentMeta{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID, EraID: d.EraID}
+	}
+	return ev, true
+}
+
+func (h *Hub) relayWorldEvent(r store.OutboxRow) {
+	if ev, ok := h.worldEvent(r); ok {
+		h.publish(worldStream(r.World), r.Kind, r.Seq, ev)
+	}
+}
+
+// ServeWorld streams a world's structural changes. Event ids are outbox sequences: a client
+// resuming with Last-Event-ID gets what it missed (up to MaxResume changes), or a `reset`
+// event telling it to reload the lists. The caller has checked access.
+func (h *Hub) ServeWorld(e *core.RequestEvent, p auth.Principal, w store.World) error {
+	resume, hasResume := lastEventID(e.Request)
+	sw := &streamWriter{}
+	sw.replay = func(sw *streamWriter) (int64, error) {
+		head, err := h.store.OutboxHead()
+		if err != nil {
+			return 0, err
+		}
+		if !hasResume {
+			sw.send("ready", head, mustJSON(map[string]any{"seq": head}))
+			return head, nil
+		}
+		rows, err := h.store.OutboxSince(resume, MaxResume+1)
+		if err != nil {
+			return 0, err
+		}
+		if len(rows) > MaxResume || resume > head {
+			sw.send("reset", head, mustJSON(map[string]any{"seq": head}))
+			return head, nil
+		}
+		for _, r := range rows {
+			if r.World != w.ID {
+				continue
+			}
+			if ev, ok := h.worldEvent(r); ok {
+				sw.send(r.Kind, r.Seq, mustJSON(ev))
+			}
+		}
+		return head, nil
+	}
+	c := &conn{p: p, worldID: w.ID, streamID: worldStream(w.ID), content: false}
+	return h.serve(e, c, sw, nil)
+}
