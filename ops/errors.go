@@ -30,6 +30,7 @@ type Error struct {
 	Details map[string]any
 }
 
+// Error implements error: the op index, the code and the message.
 func (e *Error) Error() string {
 	return fmt.Sprintf("op %d: %s: %s", e.OpIndex, e.Code, e.Message)
 }

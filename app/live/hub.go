@@ -298,4 +298,3 @@ func viewersOf(st *stream) []viewer {
 	})
 	return list
 }
-
