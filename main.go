@@ -21,6 +21,9 @@ func main() {
 	flags := config.Bind(pb.RootCmd.PersistentFlags())
 	pb.RootCmd.Use = "loreweave"
 	pb.RootCmd.Short = "Loreweave, a self-hosted worldbuilding server"
+	// PocketBase's coloured error writer prints to stdout; errors belong on stderr, so that
+	// `loreweave keys create` prints nothing but the key on stdout.
+	pb.RootCmd.SetErr(os.Stderr)
 	pb.RootCmd.PersistentPreRunE = func(*cobra.Command, []string) error {
 		cfg, err := flags.Load()
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -36,27 +37,32 @@ func freePort(t *testing.T) string {
 	return addr
 }
 
-// serve starts `loreweave serve` on a data dir and returns its base URL.
-func serve(t *testing.T, bin, dir string, env ...string) string {
+// serve starts `loreweave serve` on a data dir and returns its base URL, a function that stops
+// it (as SIGINT would; it also stops when the test ends) and one that returns its output.
+func serve(t *testing.T, bin, dir string, env ...string) (string, func(), func() string) {
 	t.Helper()
 	addr := freePort(t)
 	cmd := exec.Command(bin, "serve", "--dir", dir, "--http", addr)
 	cmd.Env = append(os.Environ(), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			done := make(chan struct{})
+			go func() { _ = cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+			}
+		})
+	}
+	t.Cleanup(stop)
 	base := "http://" + addr
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		if res, err := http.Get(base + "/api/health"); err == nil {
@@ -68,10 +74,25 @@ func serve(t *testing.T, bin, dir string, env ...string) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if !strings.Contains(out.String(), base+"/signup") {
-		t.Errorf("first start does not print the sign-up URL:\n%s", out.String())
-	}
-	return base
+	return base, stop, out.String
+}
+
+// lockedBuffer collects a process's output for reading while it runs.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func run(t *testing.T, bin string, args ...string) (string, error) {
@@ -108,7 +129,10 @@ func call(t *testing.T, method, url, key, body string) (int, map[string]any) {
 func TestCommandLine(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
-	base := serve(t, bin, dir, "LOREWEAVE_DEFAULT_PLAN=pro")
+	base, _, output := serve(t, bin, dir, "LOREWEAVE_DEFAULT_PLAN=pro")
+	if !strings.Contains(output(), base+"/signup") {
+		t.Errorf("first start does not print the sign-up URL:\n%s", output())
+	}
 
 	if _, err := run(t, bin, "users", "create", "--dir", dir, "--email", "ann@example.test", "--password", "long enough pw", "--name", "Ann"); err != nil {
 		t.Fatal(err)
@@ -166,9 +190,39 @@ func TestCommandLine(t *testing.T) {
 	if _, err := run(t, bin, "keys", "revoke", id, "--dir", dir); err == nil {
 		t.Fatal("revoking twice succeeded")
 	}
+	// The search index is held by the running server: reindex says so and does not hang.
+	start := time.Now()
+	if out, err := run(t, bin, "search", "reindex", "--dir", dir); err == nil || !strings.Contains(err.Error(), "stop it") || time.Since(start) > 10*time.Second {
+		t.Fatalf("reindex on a running server: %v %s", err, out)
+	}
 	for _, args := range [][]string{{"keys", "create", "--email", "ann@example.test"}, {"keys", "revoke"}, {"users", "create", "--email", "x@example.test"}, {"worlds", "plan", wid}} {
 		if out, err := run(t, bin, append(args, "--dir", dir)...); err == nil {
 			t.Errorf("%v succeeded without a required argument: %s", args, out)
 		}
+	}
+}
+
+// TestSearchReindex rebuilds the index of a stopped server from the database.
+func TestSearchReindex(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	base, stop, _ := serve(t, bin, dir)
+	if _, err := run(t, bin, "users", "create", "--dir", dir, "--email", "ann@example.test", "--password", "long enough pw"); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := run(t, bin, "keys", "create", "--dir", dir, "--email", "ann@example.test", "--name", "k")
+	key := strings.TrimSpace(out)
+	_, w := call(t, "POST", base+"/api/v1/worlds", key, `{"name":"Eldoria"}`)
+	for i := 0; i < 30; i++ {
+		call(t, "POST", base+"/api/v1/worlds/"+w["id"].(string)+"/documents", key, fmt.Sprintf(`{"name":"Beacon %d","documentType":"card"}`, i))
+	}
+	stop()
+	out, err := run(t, bin, "search", "reindex", "--dir", dir)
+	if err != nil || !strings.Contains(out, "30 documents") {
+		t.Fatalf("reindex: %v %s", err, out)
+	}
+	base, _, _ = serve(t, bin, dir)
+	if status, r := call(t, "GET", base+"/api/v1/worlds/"+w["id"].(string)+"/search?q=beacon", key, ""); status != 200 || r["totalItems"] != float64(30) {
+		t.Fatalf("search after reindex: %d %v", status, r)
 	}
 }

@@ -6,6 +6,7 @@ package app
 import (
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -30,6 +31,9 @@ type Loreweave struct {
 	Keys   *auth.Keys
 	Auth   *auth.Authenticator
 	Live   *live.Hub
+	Search *search.Index
+	// indexer follows the outbox into the search index while the server runs.
+	indexer *search.Indexer
 }
 
 // Setup installs Loreweave into pb. Routes and workers start when pb serves.
@@ -47,7 +51,14 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		if err := lw.Live.Start(); err != nil {
 			return err
 		}
-		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: search.Scan{Store: lw.Store}, Live: lw.Live}
+		idx, err := search.Open(SearchPath(pb))
+		if err != nil {
+			return err
+		}
+		lw.Search = idx
+		lw.indexer = &search.Indexer{Index: idx, Store: lw.Store}
+		lw.indexer.Start()
+		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: search.Searcher{Index: idx, Store: lw.Store}, Live: lw.Live}
 		a.Register(se.Router)
 		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config}
 		w.Register(se.Router)
@@ -60,11 +71,18 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		return te.Next()
 	}})
 	pb.OnTerminate().BindFunc(func(te *core.TerminateEvent) error {
+		if lw.indexer != nil {
+			lw.indexer.Stop()
+			_ = lw.Search.Close()
+		}
 		lw.Store.Stop()
 		return te.Next()
 	})
 	return lw
 }
+
+// SearchPath is where the search index lives: search.bleve in the data directory.
+func SearchPath(pb core.App) string { return filepath.Join(pb.DataDir(), "search.bleve") }
 
 // baseURL derives the public URL from a listen address ("0.0.0.0:8090" -> localhost).
 func baseURL(addr string) string {

@@ -21,8 +21,9 @@ func (a *API) search(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	q := strings.TrimSpace(e.Request.URL.Query().Get("q"))
-	if q == "" {
+	// q keeps its trailing space: it tells a finished last word from one being typed.
+	q := e.Request.URL.Query().Get("q")
+	if strings.TrimSpace(q) == "" {
 		return apierr.Field("q", "\"q\" is required: the text to search for")
 	}
 	if len([]rune(q)) > 500 {

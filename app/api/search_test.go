@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSearch(t *testing.T) {
@@ -24,7 +25,13 @@ func TestSearch(t *testing.T) {
 		}
 		TotalItems int
 	}
-	s.Must(s.Get(ann.Key, base+"/search?q=vharnagal"), http.StatusOK).JSON(t, &r)
+	// Indexing follows the commit: poll for up to a second.
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+		s.Must(s.Get(ann.Key, base+"/search?q=vharnagal"), http.StatusOK).JSON(t, &r)
+		if r.TotalItems == 2 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if r.TotalItems != 2 || r.Items[0].Name != "Vharnagal the Red" || r.Items[1].ID != tl {
 		t.Fatalf("results %+v", r)
 	}

@@ -1,5 +1,5 @@
 // Package cli adds Loreweave's management commands to the PocketBase command line: users,
-// API keys and world plans. They write the database directly (honouring --dir) and take
+// API keys, world plans and the search index. They write the database directly (honouring --dir) and take
 // effect on a running server at once: the server reads keys and plans from the database on
 // every request and learns of revocations through the outbox.
 package cli
@@ -24,7 +24,7 @@ import (
 // Register adds the commands to root. app must be bootstrapped before a command runs
 // (PocketBase does that).
 func Register(root *cobra.Command, app core.App) {
-	for _, c := range []*cobra.Command{usersCmd(app), keysCmd(app), worldsCmd(app)} {
+	for _, c := range []*cobra.Command{usersCmd(app), keysCmd(app), worldsCmd(app), searchCmd(app)} {
 		guard(c)
 		root.AddCommand(c)
 	}

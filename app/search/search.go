@@ -1,13 +1,20 @@
-// Package search answers full-text queries over one world's document names and content.
+// Package search answers full-text queries over one world's document names and content with
+// a Bleve index kept in the data directory.
+//
+// One index holds every world; each entry is one document state (document × era) with
+// keyword fields world, era and documentType, and the name and text each analysed three
+// ways: English stemming, exact (lower-cased words, so invented names like Qo'noS match as
+// typed) and edge n-grams (search as you type). An entry also lists the eras that hold their
+// own copy of the document ("shadowed"), so a query in era E sees inherited documents and
+// E's own versions but never a parent's overridden copy.
+//
+// The index follows the outbox: an indexer goroutine reads change rows after the sequence it
+// stored (with Batch.SetInternal, in the same batch as the documents) and re-indexes the
+// documents they name. On start, a full reconcile compares every document and state with
+// the index by signature (version, name, type, shadowing) and repairs differences.
 package search
 
-import (
-	"html"
-	"strings"
-	"unicode/utf8"
-
-	"github.com/loreweave/loreweave/app/store"
-)
+import "github.com/loreweave/loreweave/app/store"
 
 // Query is one search request, always scoped to one world and one era.
 type Query struct {
@@ -32,109 +39,4 @@ type Hit struct {
 type Results struct {
 	Hits  []Hit
 	Total int
-}
-
-// Scan is the simple searcher: it reads every document of the world visible in the era and
-// matches the query's words as case-insensitive substrings of the name and text. Names weigh
-// more than content.
-type Scan struct {
-	Store *store.Store
-}
-
-// Search runs q.
-func (s Scan) Search(q Query) (Results, error) {
-	words := strings.Fields(strings.ToLower(q.Text))
-	var all []Hit
-	for pg := 1; ; pg++ {
-		docs, total, err := s.Store.Documents(q.WorldID, store.DocumentFilter{EraID: q.EraID, DocumentType: q.DocumentType}, store.Page{Page: pg, PerPage: 500})
-		if err != nil {
-			return Results{}, err
-		}
-		for _, d := range docs {
-			c, err := s.Store.Content(d, q.EraID)
-			if err != nil {
-				return Results{}, err
-			}
-			name, text := strings.ToLower(d.Name), strings.ToLower(c.Text)
-			score := 0.0
-			for _, w := range words {
-				switch {
-				case strings.Contains(name, w):
-					score += 2
-				case strings.Contains(text, w):
-					score++
-				default:
-					score = -1
-				}
-				if score < 0 {
-					break
-				}
-			}
-			if score > 0 {
-				all = append(all, Hit{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType, Score: score, Snippet: Snippet(c.Text, words)})
-			}
-		}
-		if pg*500 >= total {
-			break
-		}
-	}
-	sortHits(all)
-	from := min(int(q.Page.Page-1)*q.Page.PerPage, len(all))
-	to := min(from+q.Page.PerPage, len(all))
-	return Results{Hits: all[from:to], Total: len(all)}, nil
-}
-
-func sortHits(h []Hit) {
-	// insertion sort keeps equal scores in document order
-	for i := 1; i < len(h); i++ {
-		for j := i; j > 0 && h[j].Score > h[j-1].Score; j-- {
-			h[j], h[j-1] = h[j-1], h[j]
-		}
-	}
-}
-
-// Snippet returns up to ~160 characters of text around the first hit of any word, HTML-escaped,
-// with every occurrence of the words wrapped in <mark>.
-func Snippet(text string, words []string) string {
-	lower := strings.ToLower(text)
-	start := 0
-	for _, w := range words {
-		if i := strings.Index(lower, w); i >= 0 {
-			start = max(0, i-60)
-			break
-		}
-	}
-	for start > 0 && !utf8.RuneStart(text[start]) {
-		start--
-	}
-	end := min(len(text), start+160)
-	for end < len(text) && !utf8.RuneStart(text[end]) {
-		end++
-	}
-	frag, lowFrag := text[start:end], lower[start:end]
-	var b strings.Builder
-	if start > 0 {
-		b.WriteString("…")
-	}
-	for i := 0; i < len(frag); {
-		matched := ""
-		for _, w := range words {
-			if w != "" && strings.HasPrefix(lowFrag[i:], w) {
-				matched = frag[i : i+len(w)]
-				break
-			}
-		}
-		if matched != "" {
-			b.WriteString("<mark>" + html.EscapeString(matched) + "</mark>")
-			i += len(matched)
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(frag[i:])
-		b.WriteString(html.EscapeString(frag[i : i+size]))
-		i += size
-	}
-	if end < len(text) {
-		b.WriteString("…")
-	}
-	return b.String()
 }

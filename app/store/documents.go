@@ -196,3 +196,32 @@ func (s *Store) DocumentByID(docID string) (Document, error) {
 	err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.id = {:id}").Bind(dbx.Params{"id": docID}).One(&d)
 	return d, notFound(err)
 }
+
+// State is one stored state of a document: its content in one era.
+type State struct {
+	Era     string `db:"era"`
+	Data    string `db:"data"`
+	Text    string `db:"text"`
+	Version int64  `db:"version"`
+	Deleted bool   `db:"deleted"`
+}
+
+// States returns every stored state of a document, one per era that has its own.
+func (s *Store) States(docID string) ([]State, error) {
+	var out []State
+	if err := s.app.DB().NewQuery("SELECT era, data, text, version, deleted FROM document_states WHERE document = {:doc} ORDER BY era").
+		Bind(dbx.Params{"doc": docID}).All(&out); err != nil {
+		return nil, fmt.Errorf("store: states of %s: %w", docID, err)
+	}
+	return out, nil
+}
+
+// AllDocuments returns up to limit documents of every world with ids above after, by id.
+func (s *Store) AllDocuments(after string, limit int) ([]Document, error) {
+	var out []Document
+	if err := s.app.DB().NewQuery("SELECT "+docCols+" FROM documents d WHERE d.id > {:after} ORDER BY d.id LIMIT {:limit}").
+		Bind(dbx.Params{"after": after, "limit": limit}).All(&out); err != nil {
+		return nil, fmt.Errorf("store: all documents: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,304 @@
+package search
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/edgengram"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// mainEra stands for the main line in the index (era ids are 15 characters, so it cannot
+// collide with one).
+const mainEra = "main"
+
+// Analyzer and field names.
+const (
+	exactAnalyzer = "lw_exact"
+	ngramAnalyzer = "lw_ngram"
+	ngramFilter   = "lw_edge"
+	minGram       = 2
+	maxGram       = 15
+
+	fieldName      = "name"
+	fieldNameExact = "name_exact"
+	fieldNameGram  = "name_ngram"
+	fieldText      = "text"
+	fieldTextExact = "text_exact"
+	fieldTextGram  = "text_ngram"
+)
+
+// internalSeq is the internal key under which the last indexed outbox sequence is stored.
+var internalSeq = []byte("lw_outbox_seq")
+
+// ErrLocked means another process (a running server) holds the index.
+var ErrLocked = errors.New("search: the index is in use by another process (is the server running?)")
+
+// Index is the search index.
+type Index struct {
+	idx  bleve.Index
+	path string
+	// mu serialises writers (the indexer and reindex); searches do not take it.
+	mu sync.Mutex
+}
+
+// entry is what is indexed for one document state.
+type entry struct {
+	World        string   `json:"world"`
+	Era          string   `json:"era"`
+	Shadowed     []string `json:"shadowed"`
+	DocID        string   `json:"docId"`
+	DocumentType string   `json:"documentType"`
+	Name         string   `json:"name"`
+	Text         string   `json:"text"`
+	Version      float64  `json:"version"`
+	// Sig summarises what the reconcile compares: version, name, type, shadowing.
+	Sig string `json:"sig"`
+}
+
+func entryID(docID, era string) string {
+	if era == "" {
+		era = mainEra
+	}
+	return docID + "/" + era
+}
+
+func newMapping() (mapping.IndexMapping, error) {
+	im := bleve.NewIndexMapping()
+	if err := im.AddCustomAnalyzer(exactAnalyzer, map[string]any{
+		"type": custom.Name, "tokenizer": unicode.Name, "token_filters": []string{lowercase.Name},
+	}); err != nil {
+		return nil, err
+	}
+	if err := im.AddCustomTokenFilter(ngramFilter, map[string]any{
+		"type": edgengram.Name, "min": float64(minGram), "max": float64(maxGram),
+	}); err != nil {
+		return nil, err
+	}
+	if err := im.AddCustomAnalyzer(ngramAnalyzer, map[string]any{
+		"type": custom.Name, "tokenizer": unicode.Name, "token_filters": []string{lowercase.Name, ngramFilter},
+	}); err != nil {
+		return nil, err
+	}
+
+	keyword := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Store = store
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	text := func(name, analyzer string, store bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Name = name
+		f.Analyzer = analyzer
+		f.Store = store
+		f.IncludeTermVectors = true // locations, for snippets
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt("world", keyword(false))
+	dm.AddFieldMappingsAt("era", keyword(false))
+	dm.AddFieldMappingsAt("shadowed", keyword(false))
+	dm.AddFieldMappingsAt("docId", keyword(true))
+	dm.AddFieldMappingsAt("documentType", keyword(true))
+	dm.AddFieldMappingsAt("sig", keyword(true))
+	version := bleve.NewNumericFieldMapping()
+	version.Store = true
+	version.IncludeInAll = false
+	dm.AddFieldMappingsAt("version", version)
+	dm.AddFieldMappingsAt("name", text(fieldName, en.AnalyzerName, true), text(fieldNameExact, exactAnalyzer, false), text(fieldNameGram, ngramAnalyzer, false))
+	dm.AddFieldMappingsAt("text", text(fieldText, en.AnalyzerName, true), text(fieldTextExact, exactAnalyzer, false), text(fieldTextGram, ngramAnalyzer, false))
+	im.DefaultMapping = dm
+	im.DefaultAnalyzer = exactAnalyzer
+	return im, nil
+}
+
+// Open opens (or creates) the index at path. It fails with ErrLocked within a second when
+// another process holds it, rather than waiting.
+func Open(path string) (*Index, error) {
+	cfg := map[string]any{"bolt_timeout": "1s"}
+	idx, err := bleve.OpenUsing(path, cfg)
+	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		m, merr := newMapping()
+		if merr != nil {
+			return nil, fmt.Errorf("search: mapping: %w", merr)
+		}
+		idx, err = bleve.NewUsing(path, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, cfg)
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "timeout") {
+			return nil, ErrLocked
+		}
+		return nil, fmt.Errorf("search: open %s: %w", path, err)
+	}
+	return &Index{idx: idx, path: path}, nil
+}
+
+// Close closes the index.
+func (ix *Index) Close() error { return ix.idx.Close() }
+
+// Remove deletes an index directory (for a rebuild from scratch).
+func Remove(path string) error { return os.RemoveAll(path) }
+
+// Seq returns the last outbox sequence the index holds.
+func (ix *Index) Seq() (int64, error) {
+	b, err := ix.idx.GetInternal(internalSeq)
+	if err != nil || len(b) == 0 {
+		return 0, err
+	}
+	return strconv.ParseInt(string(b), 10, 64)
+}
+
+// DocCount is the number of entries.
+func (ix *Index) DocCount() (uint64, error) { return ix.idx.DocCount() }
+
+// entriesFor computes the entries a document should have: one per stored state (deleted
+// states only shadow), plus a name-only entry in its era of origin while that era has no
+// state of its own (a never-written document is still found by name).
+func entriesFor(s *store.Store, d store.Document, states []store.State) (map[string]entry, error) {
+	own := map[string]bool{}
+	for _, st := range states {
+		own[st.Era] = true
+	}
+	chains := map[string][]string{}
+	chainOf := func(era string) ([]string, error) {
+		if c, ok := chains[era]; ok {
+			return c, nil
+		}
+		c, err := s.EraChain(d.WorldID, era)
+		chains[era] = c
+		return c, err
+	}
+	// shadowedBy lists the eras (other than era) with their own state whose chain passes
+	// through era: they, and their descendants, see their own copy instead.
+	shadowedBy := func(era string) ([]string, error) {
+		var out []string
+		for other := range own {
+			if other == era {
+				continue
+			}
+			c, err := chainOf(other)
+			if err != nil {
+				return nil, err
+			}
+			if slices.Contains(c, era) {
+				out = append(out, indexEra(other))
+			}
+		}
+		slices.Sort(out)
+		return out, nil
+	}
+	out := map[string]entry{}
+	add := func(era, name, text string, version int64) error {
+		sh, err := shadowedBy(era)
+		if err != nil {
+			return err
+		}
+		e := entry{World: d.WorldID, Era: indexEra(era), Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType,
+			Name: name, Text: text, Version: float64(version)}
+		e.Sig = signature(e)
+		out[entryID(d.ID, era)] = e
+		return nil
+	}
+	for _, st := range states {
+		if st.Deleted {
+			continue
+		}
+		if err := add(st.Era, displayName(d, st.Data), st.Text, st.Version); err != nil {
+			return nil, err
+		}
+	}
+	if !own[d.EraID] {
+		if err := add(d.EraID, d.Name, d.Name, 0); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func indexEra(era string) string {
+	if era == "" {
+		return mainEra
+	}
+	return era
+}
+
+func signature(e entry) string {
+	return fmt.Sprintf("%d|%s|%s|%s|%d", int64(e.Version), e.DocumentType, e.Name, strings.Join(e.Shadowed, ","), len(e.Text))
+}
+
+// displayName is the name a state shows: a card's own name (card.rename) wins in its era.
+func displayName(d store.Document, data string) string {
+	if d.DocumentType == "card" {
+		var c struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal([]byte(data), &c) == nil && strings.TrimSpace(c.Name) != "" {
+			return c.Name
+		}
+	}
+	return d.Name
+}
+
+// indexedIDs returns the ids of the entries the index holds for a document.
+func (ix *Index) indexedIDs(docID string) ([]string, error) {
+	q := query.NewTermQuery(docID)
+	q.SetField("docId")
+	req := bleve.NewSearchRequestOptions(q, 10000, 0, false)
+	res, err := ix.idx.Search(req)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}
+
+// reindexInto adds to b what makes the index hold exactly the current entries of docID.
+func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) error {
+	old, err := ix.indexedIDs(docID)
+	if err != nil {
+		return err
+	}
+	want := map[string]entry{}
+	d, err := s.DocumentByID(docID)
+	if err == nil {
+		states, err := s.States(docID)
+		if err != nil {
+			return err
+		}
+		if want, err = entriesFor(s, d, states); err != nil {
+			return err
+		}
+	}
+	for _, id := range old {
+		if _, ok := want[id]; !ok {
+			b.Delete(id)
+		}
+	}
+	for id, e := range want {
+		if err := b.Index(id, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,218 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// Indexer keeps the index in step with the database.
+type Indexer struct {
+	Index *Index
+	Store *store.Store
+	// PollInterval bounds how late changes made by other processes are seen.
+	PollInterval time.Duration
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Start reconciles the index with the database, then follows the outbox, on one goroutine.
+func (ix *Indexer) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	ix.cancel = cancel
+	ix.done = make(chan struct{})
+	if ix.PollInterval == 0 {
+		ix.PollInterval = 250 * time.Millisecond
+	}
+	go func() {
+		defer close(ix.done)
+		// The sequence is read before the reconcile: whatever commits during it is indexed
+		// again from the outbox, which is harmless.
+		head, err := ix.Store.OutboxHead()
+		if err != nil {
+			ix.Store.App().Logger().Error("search: outbox head", "error", err.Error())
+			return
+		}
+		seq, err := ix.Index.Seq()
+		if err != nil {
+			ix.Store.App().Logger().Error("search: read indexed sequence", "error", err.Error())
+		}
+		if _, err := ix.Index.Reconcile(ctx, ix.Store, head, nil); err != nil && ctx.Err() == nil {
+			ix.Store.App().Logger().Error("search: reconcile", "error", err.Error())
+		}
+		seq = max(seq, head)
+		ix.Store.TailOutbox(ctx, seq, ix.PollInterval, func(rows []store.OutboxRow) {
+			if err := ix.Index.Apply(ix.Store, rows); err != nil && ctx.Err() == nil {
+				ix.Store.App().Logger().Error("search: index changes", "error", err.Error())
+			}
+		})
+	}()
+}
+
+// Stop ends the indexer and waits for its current batch.
+func (ix *Indexer) Stop() {
+	if ix.cancel != nil {
+		ix.cancel()
+		<-ix.done
+	}
+}
+
+// Apply indexes the documents a run of outbox rows names, in one batch that also records the
+// last sequence.
+func (ix *Index) Apply(s *store.Store, rows []store.OutboxRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	b := ix.idx.NewBatch()
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if r.Document == "" || !strings.HasPrefix(r.Kind, "document.") || seen[r.Document] {
+			continue
+		}
+		seen[r.Document] = true
+		if err := ix.reindexInto(b, s, r.Document); err != nil {
+			return fmt.Errorf("search: reindex %s: %w", r.Document, err)
+		}
+	}
+	b.SetInternal(internalSeq, []byte(strconv.FormatInt(rows[len(rows)-1].Seq, 10)))
+	return ix.idx.Batch(b)
+}
+
+// Progress reports reconcile progress: documents checked so far.
+type Progress func(done int)
+
+// Reconcile compares every document and state in the database with the index by signature
+// and repairs the differences, including entries of documents that no longer exist. It
+// stores seq as the indexed outbox sequence when done. It returns the number of documents
+// repaired.
+func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progress Progress) (int, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	indexed, err := ix.signatures(ctx)
+	if err != nil {
+		return 0, err
+	}
+	repaired, checked := 0, 0
+	b := ix.idx.NewBatch()
+	flush := func() error {
+		if b.Size() == 0 {
+			return nil
+		}
+		err := ix.idx.Batch(b)
+		b = ix.idx.NewBatch()
+		return err
+	}
+	after := ""
+	for {
+		docs, err := s.AllDocuments(after, 500)
+		if err != nil {
+			return repaired, err
+		}
+		if len(docs) == 0 {
+			break
+		}
+		for _, d := range docs {
+			if err := ctx.Err(); err != nil {
+				return repaired, err
+			}
+			states, err := s.States(d.ID)
+			if err != nil {
+				return repaired, err
+			}
+			want, err := entriesFor(s, d, states)
+			if err != nil {
+				return repaired, err
+			}
+			have := indexed[d.ID]
+			delete(indexed, d.ID)
+			if sameEntries(want, have) {
+				continue
+			}
+			repaired++
+			for id := range have {
+				if _, ok := want[id]; !ok {
+					b.Delete(id)
+				}
+			}
+			for id, e := range want {
+				if err := b.Index(id, e); err != nil {
+					return repaired, err
+				}
+			}
+			if b.Size() >= 1000 {
+				if err := flush(); err != nil {
+					return repaired, err
+				}
+			}
+		}
+		checked += len(docs)
+		if progress != nil {
+			progress(checked)
+		}
+		after = docs[len(docs)-1].ID
+	}
+	// Whatever is left belongs to documents that no longer exist.
+	for _, entries := range indexed {
+		repaired++
+		for id := range entries {
+			b.Delete(id)
+		}
+	}
+	b.SetInternal(internalSeq, []byte(strconv.FormatInt(seq, 10)))
+	return repaired, flush()
+}
+
+func sameEntries(want map[string]entry, have map[string]string) bool {
+	if len(want) != len(have) {
+		return false
+	}
+	for id, e := range want {
+		if have[id] != e.Sig {
+			return false
+		}
+	}
+	return true
+}
+
+// signatures reads every entry's signature: doc id -> entry id -> sig.
+func (ix *Index) signatures(ctx context.Context) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	var after []string
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		req := bleve.NewSearchRequestOptions(query.NewMatchAllQuery(), 5000, 0, false)
+		req.Fields = []string{"docId", "sig"}
+		req.SortBy([]string{"_id"})
+		if after != nil {
+			req.SetSearchAfter(after)
+		}
+		res, err := ix.idx.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("search: read signatures: %w", err)
+		}
+		for _, h := range res.Hits {
+			doc, _ := h.Fields["docId"].(string)
+			sig, _ := h.Fields["sig"].(string)
+			if out[doc] == nil {
+				out[doc] = map[string]string{}
+			}
+			out[doc][h.ID] = sig
+		}
+		if len(res.Hits) < 5000 {
+			return out, nil
+		}
+		after = []string{res.Hits[len(res.Hits)-1].ID}
+	}
+}
