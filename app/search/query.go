@@ -182,7 +182,9 @@ func snippet(text string, locs search.FieldTermLocationMap) string {
 			}
 		}
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start || (spans[i].start == spans[j].start && spans[i].end > spans[j].end) })
+	sort.Slice(spans, func(i, j int) bool {
+		return spans[i].start < spans[j].start || (spans[i].start == spans[j].start && spans[i].end > spans[j].end)
+	})
 	merged := spans[:0]
 	for _, s := range spans {
 		if n := len(merged); n > 0 && s.start <= merged[n-1].end {

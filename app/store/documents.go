@@ -219,7 +219,7 @@ func (s *Store) States(docID string) ([]State, error) {
 // AllDocuments returns up to limit documents of every world with ids above after, by id.
 func (s *Store) AllDocuments(after string, limit int) ([]Document, error) {
 	var out []Document
-	if err := s.app.DB().NewQuery("SELECT "+docCols+" FROM documents d WHERE d.id > {:after} ORDER BY d.id LIMIT {:limit}").
+	if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.id > {:after} ORDER BY d.id LIMIT {:limit}").
 		Bind(dbx.Params{"after": after, "limit": limit}).All(&out); err != nil {
 		return nil, fmt.Errorf("store: all documents: %w", err)
 	}
