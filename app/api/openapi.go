@@ -74,7 +74,7 @@ var errorText = map[string]string{
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
 	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
-	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `conflict`).",
+	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `conflict`).",
 	"413": "The body is over 1 MiB (`body_too_large`) or carries over 500 operations (`too_many_ops`).",
 	"415": "The body is not `application/json` (`unsupported_media_type`).",
 	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`.",
@@ -164,6 +164,15 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}/documents/{documentId}": obj{
 			"parameters": []obj{worldParam, docParam},
 			"get":        withParams(operation("getDocument", "One document: metadata, version and its current content. Needs Pro or Studio for key and OAuth callers.", "200", ref("DocumentWithContent"), "403", "404"), eraQuery),
+			"patch": withParams(withBody(operation("updateDocument", "Rename a document and/or move it into a folder (parentId; \"\" = top level). Metadata is global across eras. A parent must be a folder of the world; a folder cannot move into itself or its subfolders.", "200", ref("Document"), "400", "403", "404", "413", "415", "422"),
+				object(obj{"name": str("1 to 200 characters."), "parentId": str("A folder's id, or \"\" for the top level.")}, "name", "parentId")), eraQuery),
+			"delete": withParams(operation("deleteDocument", "Delete a document. On the main line it is deleted everywhere (a folder only when empty); with ?era= it is hidden in that era and the eras forked from it.", "204", nil, "403", "404", "409"), eraQuery),
+		},
+		"/api/v1/worlds/{worldId}/documents/{documentId}/ops": obj{
+			"parameters": []obj{worldParam, docParam},
+			"get": withParams(operation("getOpLog", "The document's op log in the era: each accepted request after ?since=, oldest first, with its ops as applied. Needs Pro or Studio for key and OAuth callers.", "200", ref("OpLog"), "403", "404", "422"),
+				queryParam("since", "Return versions after this one (default 0).", obj{"type": "integer", "minimum": 0}),
+				queryParam("limit", "At most this many entries (default 100, at most 1000).", obj{"type": "integer", "minimum": 1, "maximum": 1000}), eraQuery),
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}/content": obj{
 			"parameters": []obj{worldParam, docParam},
@@ -250,6 +259,18 @@ func OpenAPI() obj {
 			"type": "array", "minItems": 1, "maxItems": MaxOps, "description": "Operations, applied in order, all or none.",
 			"items": obj{"oneOf": opRefs()},
 		}}),
+		"OpLog": object(obj{
+			"documentType": str("The document's type."),
+			"version":      integer("The document's current version in the era."),
+			"since":        integer("The version the page starts after."),
+			"items": arrayOf(object(obj{
+				"version": integer("The version this request produced."),
+				"ops":     arrayOf(obj{"type": "object", "description": "An operation as applied."}),
+				"actor":   object(obj{"id": str("The user who made the change.")}),
+				"created": dateTime(),
+			})),
+			"hasMore": obj{"type": "boolean", "description": "More entries follow: ask again with since = the last version."},
+		}),
 		"ContentOpsResult": object(obj{
 			"documentType": str("The document's type."),
 			"applied":      integer("Number of operations applied."),

@@ -196,6 +196,22 @@ func TestWorldStream(t *testing.T) {
 	if ev.Event != "member.removed" {
 		t.Fatalf("member removed %+v", ev)
 	}
+	// Renames, moves and deletes carry the document's metadata.
+	f.s.Must(f.s.Do(apptest.Request{Method: "PATCH", Path: f.docPath(f.tl), Key: f.ann.Key, Body: map[string]any{"name": "Annals", "parentId": folder}}), 200)
+	for _, kind := range []string{"document.renamed", "document.moved"} {
+		ev = st.Expect(t, "")
+		we := decode[live.WorldEvent](t, ev)
+		if ev.Event != kind || we.Document.ID != f.tl || we.Document.Name != "Annals" || we.Document.ParentID != folder {
+			t.Fatalf("%s event %+v", kind, ev)
+		}
+	}
+	gone := f.s.Document(f.ann, f.w, "Doomed", "card")
+	st.Expect(t, "document.created")
+	f.s.Must(f.s.Do(apptest.Request{Method: "DELETE", Path: f.docPath(gone), Key: f.ann.Key}), 204)
+	ev = st.Expect(t, "")
+	if we := decode[live.WorldEvent](t, ev); ev.Event != "document.deleted" || we.Document.ID != gone {
+		t.Fatalf("delete event %+v", ev)
+	}
 	// Content writes are not world events; another world's changes never show.
 	f.write(t, f.tl, addEvent("x", 1))
 	other := f.s.World(f.ann, "Other")

@@ -186,12 +186,23 @@ func entriesFor(s *store.Store, d store.Document, states []store.State) (map[str
 		chains[era] = c
 		return c, err
 	}
+	deleted := map[string]bool{}
+	for _, st := range states {
+		if st.Deleted {
+			deleted[st.Era] = true
+		}
+	}
 	// shadowedBy lists the eras (other than era) with their own state whose chain passes
-	// through era: they, and their descendants, see their own copy instead.
+	// through era: they, and their descendants, see their own copy instead. An era where the
+	// document is deleted hides every copy from itself and its descendants.
 	shadowedBy := func(era string) ([]string, error) {
 		var out []string
 		for other := range own {
 			if other == era {
+				continue
+			}
+			if deleted[other] {
+				out = append(out, indexEra(other))
 				continue
 			}
 			c, err := chainOf(other)

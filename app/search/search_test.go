@@ -286,3 +286,36 @@ func TestReconcileRepairsAfterACrash(t *testing.T) {
 		t.Fatalf("not rebuilt: %+v", r)
 	}
 }
+
+func TestDeletedDocumentsLeaveTheIndex(t *testing.T) {
+	w := newWorld(t)
+	keep := w.card(t, "Watchtower", "obsidian spire", "")
+	var era struct{ ID string }
+	w.s.Must(w.s.Post(w.ann.Key, "/api/v1/worlds/"+w.id+"/eras", map[string]any{"name": "Ash age"}), 201).JSON(t, &era)
+	w.s.Must(w.s.Do(apptest.Request{Method: "DELETE", Path: "/api/v1/worlds/" + w.id + "/documents/" + keep + "?era=" + era.ID, Key: w.ann.Key}), 204)
+	inEra := func() int {
+		var r results
+		w.s.Must(w.s.Get(w.ann.Key, "/api/v1/worlds/"+w.id+"/search?era="+era.ID+"&q=obsidian"), 200).JSON(t, &r)
+		return r.TotalItems
+	}
+	deadline := time.Now().Add(time.Second)
+	for inEra() != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := inEra(); n != 0 {
+		t.Fatalf("deleted in era but found there: %d", n)
+	}
+	if r := w.search(t, "obsidian", total(1)); r.TotalItems != 1 {
+		t.Fatalf("main lost it: %+v", r)
+	}
+	w.s.Must(w.s.Do(apptest.Request{Method: "DELETE", Path: "/api/v1/worlds/" + w.id + "/documents/" + keep, Key: w.ann.Key}), 204)
+	if r := w.search(t, "obsidian", total(0)); r.TotalItems != 0 {
+		t.Fatalf("deleted document still found: %+v", r)
+	}
+	// Renaming is searchable too.
+	id := w.doc("Old name", "folder")
+	w.s.Must(w.s.Do(apptest.Request{Method: "PATCH", Path: "/api/v1/worlds/" + w.id + "/documents/" + id, Key: w.ann.Key, Body: map[string]any{"name": "Quillfeather"}}), 200)
+	if r := w.search(t, "quillfeather", total(1)); r.TotalItems != 1 {
+		t.Fatalf("rename not indexed: %+v", r)
+	}
+}

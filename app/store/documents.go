@@ -77,6 +77,16 @@ func (s *Store) Document(worldID, docID, eraID string) (Document, error) {
 	if !slices.Contains(chain, d.EraID) {
 		return Document{}, apierr.ErrNotFound
 	}
+	in, params := placeholders("era", chain)
+	params["doc"] = d.ID
+	var hidden int
+	if err := s.app.DB().NewQuery("SELECT COUNT(*) FROM document_states WHERE document = {:doc} AND deleted AND era IN (" + in + ")").
+		Bind(params).Row(&hidden); err != nil {
+		return Document{}, fmt.Errorf("store: document %s: %w", docID, err)
+	}
+	if hidden > 0 {
+		return Document{}, apierr.ErrNotFound // deleted in this era or one it descends from
+	}
 	return d, nil
 }
 
@@ -84,6 +94,8 @@ func (s *Store) Document(worldID, docID, eraID string) (Document, error) {
 type DocumentFilter struct {
 	EraID        string
 	DocumentType string
+	// ParentID, when not nil, keeps only the children of that folder ("" = top level).
+	ParentID *string
 }
 
 // Documents lists the documents of a world visible in an era, oldest first.
@@ -94,10 +106,15 @@ func (s *Store) Documents(worldID string, f DocumentFilter, p Page) ([]Document,
 	}
 	in, params := placeholders("era", chain)
 	params["w"] = worldID
-	where := "d.world = {:w} AND d.era IN (" + in + ")"
+	where := "d.world = {:w} AND d.era IN (" + in + ")" +
+		" AND NOT EXISTS (SELECT 1 FROM document_states t WHERE t.document = d.id AND t.deleted AND t.era IN (" + in + "))"
 	if f.DocumentType != "" {
 		where += " AND d.documentType = {:type}"
 		params["type"] = f.DocumentType
+	}
+	if f.ParentID != nil {
+		where += " AND d.parent = {:parent}"
+		params["parent"] = *f.ParentID
 	}
 	var total int
 	if err := s.app.DB().NewQuery("SELECT COUNT(*) FROM documents d WHERE " + where).Bind(params).Row(&total); err != nil {
@@ -121,6 +138,7 @@ type stateRow struct {
 	Text          string `db:"text"`
 	Version       int64  `db:"version"`
 	ForkedVersion int64  `db:"forkedVersion"`
+	Deleted       bool   `db:"deleted"`
 }
 
 // loadState returns the state a document has in eraID: the first row found along the era's
@@ -129,7 +147,7 @@ func (s *Store) loadState(db dbx.Builder, d Document, chain []string) (row state
 	in, params := placeholders("era", chain)
 	params["doc"] = d.ID
 	var rows []stateRow
-	if err := db.NewQuery("SELECT id, era, data, text, version, forkedVersion FROM document_states WHERE document = {:doc} AND era IN (" + in + ")").
+	if err := db.NewQuery("SELECT id, era, data, text, version, forkedVersion, deleted FROM document_states WHERE document = {:doc} AND era IN (" + in + ")").
 		Bind(params).All(&rows); err != nil {
 		return stateRow{}, false, fmt.Errorf("store: load state %s: %w", d.ID, err)
 	}

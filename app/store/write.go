@@ -55,6 +55,9 @@ func (s *Store) ApplyOps(req WriteRequest) (WriteResult, error) {
 func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Change, error) {
 	d := req.Document
 	row, found, err := s.loadState(s.app.DB(), d, chain)
+	if found && row.Deleted {
+		return WriteResult{}, Change{}, apierr.ErrNotFound
+	}
 	if err != nil {
 		return WriteResult{}, Change{}, err
 	}

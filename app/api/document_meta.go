@@ -1,0 +1,126 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/store"
+)
+
+type updateDocumentBody struct {
+	Name     *string `json:"name"`
+	ParentID *string `json:"parentId"`
+}
+
+// updateDocument renames or moves a document (editors).
+func (a *API) updateDocument(e *core.RequestEvent) error {
+	_, d, err := a.document(e, auth.Edit)
+	if err != nil {
+		return err
+	}
+	var body updateDocumentBody
+	if err := decode(e, &body); err != nil {
+		return err
+	}
+	if body.Name == nil && body.ParentID == nil {
+		return apierr.Field("name", "send \"name\" and/or \"parentId\" to change")
+	}
+	var ch store.MetaChange
+	if body.Name != nil {
+		n, err := checkName("name", body.Name)
+		if err != nil {
+			return err
+		}
+		ch.Name = &n
+	}
+	ch.ParentID = body.ParentID
+	d, err = a.Store.UpdateDocument(d, era(e), ch, auth.PrincipalOf(e).Actor())
+	if err != nil {
+		return err
+	}
+	return e.JSON(http.StatusOK, documentJSON(d))
+}
+
+// deleteDocument deletes a document on the main line, or hides it in an era.
+func (a *API) deleteDocument(e *core.RequestEvent) error {
+	_, d, err := a.document(e, auth.Edit)
+	if err != nil {
+		return err
+	}
+	if err := a.Store.DeleteDocument(d, era(e), auth.PrincipalOf(e).Actor()); err != nil {
+		return err
+	}
+	return e.NoContent(http.StatusNoContent)
+}
+
+// OpLogJSON is a page of a document's op log.
+type OpLogJSON struct {
+	DocumentType string          `json:"documentType"`
+	Version      int64           `json:"version"`
+	Since        int64           `json:"since"`
+	Items        []OpLogItemJSON `json:"items"`
+	HasMore      bool            `json:"hasMore"`
+}
+
+// OpLogItemJSON is one accepted request in the op log.
+type OpLogItemJSON struct {
+	Version int64           `json:"version"`
+	Ops     []any           `json:"ops"`
+	Actor   CredentialActor `json:"actor"`
+	Created string          `json:"created"`
+}
+
+// CredentialActor names who made a change.
+type CredentialActor struct {
+	ID string `json:"id"`
+}
+
+// opLog returns the accepted requests after ?since= (default 0), oldest first, at most
+// ?limit= (default 100, at most 1000).
+func (a *API) opLog(e *core.RequestEvent) error {
+	_, d, err := a.document(e, auth.ReadContent)
+	if err != nil {
+		return err
+	}
+	q := e.Request.URL.Query()
+	since, limit := int64(0), 100
+	if v := q.Get("since"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return apierr.Field("since", "since must be a version: a whole number from 0")
+		}
+		since = n
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return apierr.Field("limit", "limit must be a whole number from 1 to 1000")
+		}
+		limit = n
+	}
+	c, err := a.Store.Content(d, era(e))
+	if err != nil {
+		return err
+	}
+	entries, err := a.Store.OpLog(d, era(e), since, limit+1)
+	if err != nil {
+		return err
+	}
+	out := OpLogJSON{DocumentType: d.DocumentType, Version: c.Version, Since: since, Items: []OpLogItemJSON{}}
+	for i, en := range entries {
+		if i == limit {
+			out.HasMore = true
+			break
+		}
+		ops := make([]any, len(en.Ops))
+		for j, op := range en.Ops {
+			ops[j] = op
+		}
+		out.Items = append(out.Items, OpLogItemJSON{Version: en.Version, Ops: ops, Actor: CredentialActor{ID: en.ActorID}, Created: apiTime(en.Created)})
+	}
+	return e.JSON(http.StatusOK, out)
+}

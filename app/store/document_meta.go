@@ -1,0 +1,148 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/apierr"
+)
+
+// MetaChange is a change of a document's metadata; nil fields stay as they are.
+type MetaChange struct {
+	Name *string
+	// ParentID moves the document into that folder ("" = the top level).
+	ParentID *string
+}
+
+// UpdateDocument renames and/or moves a document (metadata is global across eras; eraID is
+// where the caller sees it, for resolving the new parent). A parent must be a folder of the
+// same world visible in the era, and a folder cannot move into itself or its descendants.
+func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Actor) (Document, error) {
+	kinds := []string{}
+	if ch.Name != nil && *ch.Name != d.Name {
+		d.Name = *ch.Name
+		kinds = append(kinds, "document.renamed")
+	}
+	if ch.ParentID != nil && *ch.ParentID != d.ParentID {
+		if *ch.ParentID != "" {
+			if err := s.checkParent(d, eraID, *ch.ParentID); err != nil {
+				return Document{}, err
+			}
+		}
+		d.ParentID = *ch.ParentID
+		kinds = append(kinds, "document.moved")
+	}
+	if len(kinds) == 0 {
+		return d, nil
+	}
+	d.Updated = now()
+	var seqs []int64
+	err := s.app.RunInTransaction(func(tx core.App) error {
+		if _, err := tx.DB().NewQuery("UPDATE documents SET name = {:name}, parent = {:parent}, updated = {:t} WHERE id = {:id}").
+			Bind(dbx.Params{"name": d.Name, "parent": d.ParentID, "t": d.Updated, "id": d.ID}).Execute(); err != nil {
+			return err
+		}
+		for _, k := range kinds {
+			seq, err := WriteOutbox(tx.DB(), k, d.WorldID, d.ID, eraID, "")
+			if err != nil {
+				return err
+			}
+			seqs = append(seqs, seq)
+		}
+		return nil
+	})
+	if err != nil {
+		return Document{}, fmt.Errorf("store: update document %s: %w", d.ID, err)
+	}
+	for i, k := range kinds {
+		s.publish(Change{Seq: seqs[i], Kind: k, WorldID: d.WorldID, DocumentID: d.ID, EraID: eraID, DocumentType: d.DocumentType, Actor: actor})
+	}
+	return d, nil
+}
+
+// checkParent checks that parentID can hold d.
+func (s *Store) checkParent(d Document, eraID, parentID string) error {
+	p, err := s.Document(d.WorldID, parentID, eraID)
+	if err != nil || p.DocumentType != "folder" {
+		return apierr.Field("parentId", "parentId must be the id of a folder in this world")
+	}
+	for id, depth := p.ID, 0; id != ""; depth++ {
+		if id == d.ID {
+			return apierr.Field("parentId", "a folder cannot be moved into itself or one of its own subfolders")
+		}
+		if depth > 10000 {
+			return errors.New("store: folder chain too deep")
+		}
+		var parent string
+		if err := s.app.DB().NewQuery("SELECT parent FROM documents WHERE id = {:id}").Bind(dbx.Params{"id": id}).Row(&parent); err != nil {
+			return fmt.Errorf("store: folder chain: %w", err)
+		}
+		id = parent
+	}
+	return nil
+}
+
+// DeleteDocument deletes a document. On the main line it is deleted everywhere, with its
+// states and op log; in an era it is hidden in that era and the eras descending from it (a
+// tombstone state), and the main line and other eras keep it. A folder must be empty (in the
+// era's view) first.
+func (s *Store) DeleteDocument(d Document, eraID string, actor Actor) error {
+	if d.DocumentType == "folder" {
+		parent := d.ID
+		_, n, err := s.Documents(d.WorldID, DocumentFilter{EraID: eraID, ParentID: &parent}, Page{Page: 1, PerPage: 1})
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return apierr.New(http.StatusConflict, "folder_not_empty", "the folder still holds %d documents; move or delete them first", n).With("children", n)
+		}
+	}
+	chain, err := s.EraChain(d.WorldID, eraID)
+	if err != nil {
+		return err
+	}
+	unlock := s.locks.lock(d.ID + "/" + eraID)
+	defer unlock()
+	var seq int64
+	err = s.app.RunInTransaction(func(tx core.App) error {
+		db := tx.DB()
+		if eraID == MainLine {
+			if _, err := db.NewQuery("DELETE FROM document_ops WHERE document = {:id}").Bind(dbx.Params{"id": d.ID}).Execute(); err != nil {
+				return err
+			}
+			if _, err := db.NewQuery("DELETE FROM document_states WHERE document = {:id}").Bind(dbx.Params{"id": d.ID}).Execute(); err != nil {
+				return err
+			}
+			if _, err := db.NewQuery("DELETE FROM documents WHERE id = {:id}").Bind(dbx.Params{"id": d.ID}).Execute(); err != nil {
+				return err
+			}
+		} else {
+			row, found, err := s.loadState(db, d, chain)
+			if err != nil {
+				return err
+			}
+			if found && row.Era == eraID {
+				_, err = db.NewQuery("UPDATE document_states SET deleted = TRUE, updated = {:t} WHERE id = {:id}").
+					Bind(dbx.Params{"t": now(), "id": row.ID}).Execute()
+			} else {
+				_, err = db.NewQuery(`INSERT INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated)
+					VALUES ({:id}, {:doc}, {:era}, {:data}, {:text}, {:v}, {:v}, TRUE, {:t})`).
+					Bind(dbx.Params{"id": newID(), "doc": d.ID, "era": eraID, "data": row.Data, "text": row.Text, "v": row.Version, "t": now()}).Execute()
+			}
+			if err != nil {
+				return err
+			}
+		}
+		seq, err = WriteOutbox(db, "document.deleted", d.WorldID, d.ID, eraID, "")
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete document %s: %w", d.ID, err)
+	}
+	s.publish(Change{Seq: seq, Kind: "document.deleted", WorldID: d.WorldID, DocumentID: d.ID, EraID: eraID, DocumentType: d.DocumentType, Actor: actor})
+	return nil
+}
