@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 
 	"github.com/pocketbase/pocketbase/core"
 
@@ -74,8 +73,7 @@ func (a *API) createDocument(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	eraID := era(e)
-	if _, err := a.Store.EraChain(w.ID, eraID); err != nil {
+	if _, err := a.Store.EraChain(w.ID, era(e)); err != nil {
 		return err
 	}
 	var body createDocumentBody
@@ -86,28 +84,7 @@ func (a *API) createDocument(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	types, err := a.Store.DocumentTypes(w.ID)
-	if err != nil {
-		return err
-	}
-	if body.DocumentType == nil || !slices.Contains(types, *body.DocumentType) {
-		got := ""
-		if body.DocumentType != nil {
-			got = *body.DocumentType
-		}
-		return apierr.New(http.StatusUnprocessableEntity, "unsupported_document_type",
-			"%q is not a document type of this world; allowed: %s", got, joinList(types)).
-			With("field", "documentType").With("allowed", types)
-	}
-	parent := ""
-	if body.ParentID != nil && *body.ParentID != "" {
-		f, err := a.Store.Document(w.ID, *body.ParentID, eraID)
-		if err != nil || f.DocumentType != "folder" {
-			return apierr.Field("parentId", "parentId must be the id of a folder in this world")
-		}
-		parent = f.ID
-	}
-	d, err := a.Store.CreateDocument(w.ID, eraID, n, *body.DocumentType, parent, p.Actor())
+	d, err := a.Store.CreateDocument(w.ID, era(e), n, deref(body.DocumentType), deref(body.ParentID), p.Actor())
 	if err != nil {
 		return err
 	}

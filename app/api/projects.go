@@ -3,11 +3,9 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 
 	"github.com/pocketbase/pocketbase/core"
 
-	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/store"
 )
@@ -48,19 +46,7 @@ func (a *API) createProject(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	kinds, err := a.Store.AppKinds(w.ID)
-	if err != nil {
-		return err
-	}
-	if body.Kind == nil || !slices.Contains(kinds, *body.Kind) {
-		got := ""
-		if body.Kind != nil {
-			got = *body.Kind
-		}
-		return apierr.New(http.StatusUnprocessableEntity, "unknown_project_kind", "%q is not an app kind of this world; known kinds: %s", got, joinList(kinds)).
-			With("field", "kind").With("allowed", kinds)
-	}
-	p, err := a.Store.CreateProject(w.ID, *body.Kind, n)
+	p, err := a.Store.CreateProject(w.ID, deref(body.Kind), n)
 	if err != nil {
 		return err
 	}

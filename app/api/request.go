@@ -168,9 +168,10 @@ func apiTime(s string) string {
 	return strings.Replace(s, " ", "T", 1)
 }
 
-func joinList(s []string) string {
-	if len(s) == 0 {
-		return "none"
+// deref returns the string a pointer holds, or "".
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	return strings.Join(s, ", ")
+	return *s
 }

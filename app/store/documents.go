@@ -3,7 +3,9 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -38,13 +40,37 @@ type Content struct {
 
 const docCols = "d.id, d.world, d.name, d.documentType, d.parent, d.era, d.created, d.updated"
 
-// CreateDocument creates a document's metadata in era (or the main line).
+// CreateDocument creates a document's metadata in era (or the main line). The name must be
+// 1 to MaxName characters, the type one of the world's document types, and the parent, when
+// given, a folder of the world visible in the era.
 func (s *Store) CreateDocument(worldID, eraID, name, docType, parentID string, actor Actor) (Document, error) {
+	name, err := CleanName("name", name)
+	if err != nil {
+		return Document{}, err
+	}
+	if _, err := s.EraChain(worldID, eraID); err != nil {
+		return Document{}, err
+	}
+	types, err := s.DocumentTypes(worldID)
+	if err != nil {
+		return Document{}, err
+	}
+	if !slices.Contains(types, docType) {
+		return Document{}, apierr.New(http.StatusUnprocessableEntity, "unsupported_document_type",
+			"%q is not a document type of this world; allowed: %s", docType, strings.Join(types, ", ")).
+			With("field", "documentType").With("allowed", types)
+	}
+	if parentID != "" {
+		f, err := s.Document(worldID, parentID, eraID)
+		if err != nil || f.DocumentType != "folder" {
+			return Document{}, apierr.Field("parentId", "parentId must be the id of a folder in this world")
+		}
+	}
 	d := Document{ID: newID(), WorldID: worldID, Name: name, DocumentType: docType, ParentID: parentID, EraID: eraID}
 	d.Created = now()
 	d.Updated = d.Created
 	var seq int64
-	err := s.app.RunInTransaction(func(tx core.App) error {
+	err = s.app.RunInTransaction(func(tx core.App) error {
 		if _, err := tx.DB().NewQuery(`INSERT INTO documents (id, world, name, documentType, parent, era, created, updated)
 			VALUES ({:id}, {:world}, {:name}, {:type}, {:parent}, {:era}, {:t}, {:t})`).
 			Bind(dbx.Params{"id": d.ID, "world": worldID, "name": name, "type": docType, "parent": parentID, "era": eraID, "t": d.Created}).

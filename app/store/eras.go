@@ -57,6 +57,10 @@ func (s *Store) EraChain(worldID, eraID string) ([]string, error) {
 // CreateEra creates an era of worldID forked from parentID (or the main line). It writes one
 // era row and one outbox row, whatever the size of the world.
 func (s *Store) CreateEra(worldID, name, parentID string) (Era, error) {
+	name, err := CleanName("name", name)
+	if err != nil {
+		return Era{}, err
+	}
 	if parentID != MainLine {
 		if _, err := s.EraChain(worldID, parentID); err != nil {
 			return Era{}, apierr.Field("parentId", "parentId %q is not an era of this world", parentID)
@@ -64,7 +68,7 @@ func (s *Store) CreateEra(worldID, name, parentID string) (Era, error) {
 	}
 	e := Era{ID: newID(), WorldID: worldID, Name: name, ParentID: parentID, Created: now()}
 	var seq int64
-	err := s.app.RunInTransaction(func(tx core.App) error {
+	err = s.app.RunInTransaction(func(tx core.App) error {
 		if _, err := tx.DB().NewQuery(`INSERT INTO eras (id, world, name, parent, created) VALUES ({:id}, {:w}, {:name}, {:parent}, {:t})`).
 			Bind(dbx.Params{"id": e.ID, "w": worldID, "name": name, "parent": parentID, "t": e.Created}).Execute(); err != nil {
 			return err

@@ -2,9 +2,14 @@ package store
 
 import (
 	"fmt"
+	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/apierr"
 )
 
 // Project is an app instance inside a world.
@@ -17,11 +22,23 @@ type Project struct {
 	Created string `db:"created"`
 }
 
-// CreateProject creates a project; the caller has checked kind against AppKinds.
+// CreateProject creates a project of one of the world's app kinds.
 func (s *Store) CreateProject(worldID, kind, name string) (Project, error) {
+	name, err := CleanName("name", name)
+	if err != nil {
+		return Project{}, err
+	}
+	kinds, err := s.AppKinds(worldID)
+	if err != nil {
+		return Project{}, err
+	}
+	if !slices.Contains(kinds, kind) {
+		return Project{}, apierr.New(http.StatusUnprocessableEntity, "unknown_project_kind", "%q is not an app kind of this world; known kinds: %s", kind, strings.Join(kinds, ", ")).
+			With("field", "kind").With("allowed", kinds)
+	}
 	p := Project{ID: newID(), WorldID: worldID, Kind: kind, Name: name, Config: "{}", Created: now()}
 	var seq int64
-	err := s.app.RunInTransaction(func(tx core.App) error {
+	err = s.app.RunInTransaction(func(tx core.App) error {
 		if _, err := tx.DB().NewQuery(`INSERT INTO projects (id, world, kind, name, config, created, updated) VALUES ({:id}, {:w}, {:kind}, {:name}, {:config}, {:t}, {:t})`).
 			Bind(dbx.Params{"id": p.ID, "w": worldID, "kind": kind, "name": name, "config": p.Config, "t": p.Created}).Execute(); err != nil {
 			return err

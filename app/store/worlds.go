@@ -90,11 +90,18 @@ func slugify(name string) string {
 
 // CreateWorld creates a world owned by ownerID (who becomes its "owner" member).
 func (s *Store) CreateWorld(ownerID, name, genre, plan string) (World, error) {
+	name, err := CleanName("name", name)
+	if err != nil {
+		return World{}, err
+	}
+	if genre, err = CleanOptional("genre", genre); err != nil {
+		return World{}, err
+	}
 	w := World{ID: newID(), Name: name, Genre: genre, Theme: ThemeFor(genre), Plan: plan, OwnerID: ownerID}
 	w.Created = now()
 	w.Updated = w.Created
 	base := slugify(name)
-	err := s.app.RunInTransaction(func(tx core.App) error {
+	err = s.app.RunInTransaction(func(tx core.App) error {
 		db := tx.DB()
 		w.Slug = base
 		for i := 0; ; i++ {
