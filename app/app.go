@@ -8,6 +8,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/hook"
@@ -16,6 +17,8 @@ import (
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/config"
 	"github.com/loreweave/loreweave/app/live"
+	"github.com/loreweave/loreweave/app/mcp"
+	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/app/web"
@@ -31,6 +34,8 @@ type Loreweave struct {
 	Keys   *auth.Keys
 	Auth   *auth.Authenticator
 	Live   *live.Hub
+	OAuth  *auth.OAuth
+	MCP    *mcp.Server
 	Search *search.Index
 	// indexer follows the outbox into the search index while the server runs.
 	indexer *search.Indexer
@@ -39,14 +44,22 @@ type Loreweave struct {
 // Setup installs Loreweave into pb. Routes and workers start when pb serves.
 func Setup(pb core.App, cfg config.Config) *Loreweave {
 	lw := &Loreweave{PB: pb, Config: cfg, Store: store.New(pb), Keys: auth.NewKeys(pb)}
-	lw.Auth = &auth.Authenticator{App: pb, Keys: lw.Keys}
+	lw.MCP = &mcp.Server{Store: lw.Store, Keys: lw.Keys}
+	lw.OAuth = &auth.OAuth{App: pb, Resources: lw.MCP.Resources}
+	lw.Auth = &auth.Authenticator{App: pb, Keys: lw.Keys, Tokens: lw.OAuth}
 	access := auth.Access{Store: lw.Store}
+	lw.MCP.Access, lw.MCP.OAuth = access, lw.OAuth
 	lw.Live = live.New(lw.Store, access, lw.Keys)
 
 	pb.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		if lw.Config.BaseURL == "" {
 			lw.Config.BaseURL = baseURL(se.Server.Addr)
 		}
+		// Slow clients may not hold connections open for free: headers must arrive within
+		// 10 s and idle keep-alive connections close after 2 minutes. Event streams are in
+		// flight, not idle, and clear their own write deadlines.
+		se.Server.ReadHeaderTimeout = 10 * time.Second
+		se.Server.IdleTimeout = 2 * time.Minute
 		lw.Store.Start()
 		if err := lw.Live.Start(); err != nil {
 			return err
@@ -58,9 +71,16 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		lw.Search = idx
 		lw.indexer = &search.Indexer{Index: idx, Store: lw.Store}
 		lw.indexer.Start()
-		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: search.Searcher{Index: idx, Store: lw.Store}, Live: lw.Live}
+		searcher := search.Searcher{Index: idx, Store: lw.Store}
+		keyLimit, ipLimit := ratelimit.New(lw.Config.KeyRateLimit), ratelimit.New(lw.Config.IPRateLimit)
+		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: searcher, Live: lw.Live, KeyLimit: keyLimit, IPLimit: ipLimit}
 		a.Register(se.Router)
-		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config}
+		lw.MCP.BaseURL, lw.MCP.Search, lw.MCP.KeyLimit, lw.MCP.IPLimit = lw.Config.BaseURL, searcher, keyLimit, ipLimit
+		if err := lw.MCP.Start(); err != nil {
+			return err
+		}
+		lw.MCP.Register(se.Router)
+		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config, OAuth: lw.OAuth}
 		w.Register(se.Router)
 		return se.Next()
 	})
@@ -68,6 +88,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 	// -9999) closes their connections; the store stops after in-flight writes finished.
 	pb.OnTerminate().Bind(&hook.Handler[*core.TerminateEvent]{Priority: -10000, Func: func(te *core.TerminateEvent) error {
 		lw.Live.Stop()
+		lw.MCP.Stop()
 		return te.Next()
 	}})
 	pb.OnTerminate().BindFunc(func(te *core.TerminateEvent) error {

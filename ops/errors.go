@@ -48,7 +48,9 @@ type opField struct {
 // member or a value of the wrong type is an invalid_field error naming the member.
 func (c *opCtx) params(dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(c.raw))
-	dec.DisallowUnknownFields()
+	if !c.replay {
+		dec.DisallowUnknownFields()
+	}
 	dec.UseNumber()
 	if err := dec.Decode(dst); err != nil {
 		var typeErr *json.UnmarshalTypeError

@@ -111,6 +111,10 @@ type opCtx struct {
 	// prior holds the ops of this batch already applied, for text transforms.
 	prior []json.RawMessage
 	out   *Result
+	// replay is set when re-applying ops as applied (Replay): parameters the applied form
+	// adds are accepted, and a new item takes the id the op recorded.
+	replay   bool
+	replayID string
 }
 
 // opFunc applies one op to doc (a private clone) and returns the op as applied.
@@ -181,6 +185,26 @@ func Decode(docType string, data []byte) (Document, error) {
 // Apply applies a batch of ops to doc, in order, all or none. doc is not modified. On failure
 // the error is an *Error naming the op (OpIndex) that failed.
 func Apply(doc Document, req Request) (Result, error) {
+	return apply(doc, req, false)
+}
+
+// Replay re-applies ops as they were applied (from the op log) to the state they were
+// applied to, and returns the same result: assigned ids are the recorded ones, text splices
+// are already transformed, links were checked when first applied. It rebuilds a document's
+// state from its history.
+func Replay(doc Document, version int64, applied []json.RawMessage) (Document, error) {
+	env := Env{
+		DocumentExists: func(string) bool { return true },
+		History:        func(int64) ([]Batch, error) { return nil, nil },
+	}
+	res, err := apply(doc, Request{Version: version, Ops: applied, Env: env}, true)
+	if err != nil {
+		return nil, err
+	}
+	return res.Doc, nil
+}
+
+func apply(doc Document, req Request, replay bool) (Result, error) {
 	t := registry[doc.Type()]
 	work := doc.clone()
 	res := Result{Applied: make([]json.RawMessage, 0, len(req.Ops)), Created: []Created{}}
@@ -202,7 +226,14 @@ func Apply(doc Document, req Request) (Result, error) {
 				Details: map[string]any{"supported": Supported(doc.Type()), "documentType": doc.Type()},
 			}
 		}
-		c := &opCtx{index: i, name: name, raw: raw, env: req.Env, version: req.Version, prior: res.Applied, out: &res}
+		c := &opCtx{index: i, name: name, raw: raw, env: req.Env, version: req.Version, prior: res.Applied, out: &res, replay: replay}
+		if replay {
+			var rec struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal(raw, &rec)
+			c.replayID = rec.ID
+		}
 		applied, opErr := fn(c, work)
 		if opErr != nil {
 			if e, ok := opErr.(*Error); ok {
@@ -252,6 +283,9 @@ func opName(raw json.RawMessage) (string, *Error) {
 
 // newID returns prefix + a random suffix.
 func (c *opCtx) newID(prefix string) string {
+	if c.replay && strings.HasPrefix(c.replayID, prefix) {
+		return c.replayID
+	}
 	if c.env.NewID != nil {
 		return prefix + c.env.NewID(prefix)
 	}

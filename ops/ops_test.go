@@ -408,3 +408,23 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayRebuildsState: re-applying every batch of the op log, as applied, to the empty
+// document rebuilds the scripted state byte for byte (what the crash test relies on).
+func TestReplayRebuildsState(t *testing.T) {
+	for _, typ := range Types() {
+		t.Run(typ, func(t *testing.T) {
+			want, log := scripted(t, typ)
+			doc := Empty(typ)
+			for _, b := range log {
+				var err error
+				if doc, err = Replay(doc, b.Version-1, b.Ops); err != nil {
+					t.Fatalf("replay v%d: %v", b.Version, err)
+				}
+			}
+			if !bytes.Equal(doc.JSON(), want.JSON()) {
+				t.Fatalf("replay differs:\n got %s\nwant %s", doc.JSON(), want.JSON())
+			}
+		})
+	}
+}

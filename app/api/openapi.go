@@ -74,10 +74,11 @@ var errorText = map[string]string{
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
 	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
-	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `conflict`).",
+	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `conflict`, `idempotency_in_progress`).",
 	"413": "The body is over 1 MiB (`body_too_large`) or carries over 500 operations (`too_many_ops`).",
 	"415": "The body is not `application/json` (`unsupported_media_type`).",
-	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`.",
+	"429": "Too many requests from this credential or address (`rate_limited`); the `Retry-After` header says how many seconds to wait.",
+	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`, `idempotency_key_reused`.",
 }
 
 func operation(id, summary string, success string, successSchema obj, errs ...string) obj {
@@ -87,7 +88,7 @@ func operation(id, summary string, success string, successSchema obj, errs ...st
 	} else {
 		responses[success] = obj{"description": summary, "content": obj{"application/json": obj{"schema": successSchema}}}
 	}
-	for _, code := range append([]string{"401"}, errs...) {
+	for _, code := range append([]string{"401", "429"}, errs...) {
 		responses[code] = obj{"description": errorText[code], "content": obj{"application/json": obj{"schema": ref("Error")}}}
 	}
 	return obj{"operationId": id, "summary": summary, "responses": responses}
@@ -281,6 +282,21 @@ func OpenAPI() obj {
 	}
 	for _, spec := range ops.Catalog() {
 		schemas[opSchemaName(spec.Name)] = opSchema(spec)
+	}
+	// Every POST takes an Idempotency-Key.
+	for _, item := range paths {
+		if post, ok := item.(obj)["post"].(obj); ok {
+			params, _ := post["parameters"].([]obj)
+			post["parameters"] = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": false,
+				"description": "Makes the POST safe to retry: the first response is stored for 24 hours and returned again (with Idempotent-Replayed: true) for the same key and request; the same key with a different request answers 422 idempotency_key_reused, and while the first is still running, 409 idempotency_in_progress.",
+				"schema":      obj{"type": "string", "maxLength": 255}})
+			responses := post["responses"].(obj)
+			for _, code := range []string{"409", "422"} {
+				if responses[code] == nil {
+					responses[code] = obj{"description": errorText[code], "content": obj{"application/json": obj{"schema": ref("Error")}}}
+				}
+			}
+		}
 	}
 
 	return obj{

@@ -13,6 +13,7 @@ import (
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/config"
 	"github.com/loreweave/loreweave/app/live"
+	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/app/store"
 )
 
@@ -24,6 +25,8 @@ type API struct {
 	Config config.Config
 	Search Searcher
 	Live   *live.Hub
+	// KeyLimit and IPLimit bound requests per credential and per client address.
+	KeyLimit, IPLimit *ratelimit.Limiter
 }
 
 // Route is one /api/v1 route: the whole URL surface is the Routes table below.
@@ -64,7 +67,7 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 	r.GET("/api/v1/openapi.json", a.openAPI)
 
 	g := r.Group("")
-	g.BindFunc(a.Auth.APIMiddleware)
+	g.BindFunc(a.limitIP, a.Auth.APIMiddleware, a.limitKey, a.idempotency)
 	for _, rt := range Routes {
 		h := rt.handler
 		g.Route(rt.Method, rt.Path, handle(func(e *core.RequestEvent) error { return h(a, e) }))
@@ -73,4 +76,24 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 	r.Any("/api/v1/{path...}", handle(func(e *core.RequestEvent) error {
 		return apierr.New(http.StatusNotFound, "not_found", "no such endpoint: %s %s (see /api/v1/openapi.json)", e.Request.Method, e.Request.URL.Path)
 	}))
+}
+
+// limitIP refuses clients that send too many requests, before any credential is checked (so
+// guessing keys is slow too).
+func (a *API) limitIP(e *core.RequestEvent) error {
+	if ok, wait := a.IPLimit.Allow(e.RealIP()); !ok {
+		apierr.Write(e.Response, e.Request, e.App.Logger(), ratelimit.Error(wait))
+		return nil
+	}
+	return e.Next()
+}
+
+// limitKey refuses a credential that sends too many requests.
+func (a *API) limitKey(e *core.RequestEvent) error {
+	p := auth.PrincipalOf(e)
+	if ok, wait := a.KeyLimit.Allow(p.Kind + ":" + p.CredentialID + ":" + p.UserID); !ok {
+		apierr.Write(e.Response, e.Request, e.App.Logger(), ratelimit.Error(wait))
+		return nil
+	}
+	return e.Next()
 }

@@ -40,6 +40,11 @@ type Server struct {
 // Option changes the configuration of a test server.
 type Option func(*config.Config)
 
+// WithRateLimits sets the per-credential and per-address limits (requests a minute; 0 = off).
+func WithRateLimits(perKey, perIP int) Option {
+	return func(c *config.Config) { c.KeyRateLimit, c.IPRateLimit = perKey, perIP }
+}
+
 // WithDefaultPlan sets the plan of new worlds.
 func WithDefaultPlan(plan string) Option { return func(c *config.Config) { c.DefaultPlan = plan } }
 

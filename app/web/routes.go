@@ -26,9 +26,15 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.POST("/logout", w.logout)
 	g.POST("/worlds", w.createWorld)
 	g.GET("/w/{slug}", w.worldPage)
+	g.GET("/w/{slug}/d/{id}", w.documentPage)
+	g.GET("/w/{slug}/d/{id}/body", w.documentBody)
 	g.GET("/settings/api-keys", w.apiKeys)
 	g.POST("/settings/api-keys", w.createAPIKey)
 	g.POST("/settings/api-keys/{id}/revoke", w.revokeAPIKey)
+	g.GET("/settings/apps", w.apps)
+	g.POST("/settings/apps/{clientId}/revoke", w.revokeApp)
+	g.GET("/oauth/authorize", w.authorizeForm)
+	g.POST("/oauth/authorize", w.authorizeDecision)
 }
 
 var staticFS = http.FileServerFS(static.Files)

@@ -1,5 +1,7 @@
-// Package web serves Loreweave's HTML pages: sign up, sign in, the user's worlds, account
-// settings. Pages are templ components from views/; every mutating form is CSRF-protected.
+// Package web serves Loreweave's HTML pages: sign up, sign in, the user's worlds, a world's
+// document tree and each document read-only (both kept live by static/js/live.js over the
+// /api/v1 event streams), account settings. Pages are templ components from views/; every
+// mutating form is CSRF-protected.
 package web
 
 import (
@@ -27,6 +29,8 @@ type Web struct {
 	Keys   *auth.Keys
 	Access auth.Access
 	Config config.Config
+	// OAuth backs the MCP connector's consent page and the connected apps settings.
+	OAuth *auth.OAuth
 
 	crossOrigin *http.CrossOriginProtection
 }

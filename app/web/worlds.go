@@ -1,12 +1,17 @@
 package web
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/url"
+	"slices"
+	"strings"
 
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/static"
 	"github.com/loreweave/loreweave/views"
 )
 
@@ -69,6 +74,33 @@ func (w *Web) world(e *core.RequestEvent, u *core.Record) (store.World, string, 
 	return world, role, nil
 }
 
+// notFound is the one page for a world or document that does not exist, is not visible in the
+// era asked for, or belongs to a world the user is not a member of: it must not tell them apart.
+func (w *Web) notFound(e *core.RequestEvent) error {
+	return w.errorPage(e, http.StatusNotFound, "Not found", "There is no such world or document, or you are not a member of its world.")
+}
+
+// eraOf reads ?era= and checks that it is an era of the world: it returns the era's chain
+// (nearest first, ending with the main line "") and its name.
+func (w *Web) eraOf(e *core.RequestEvent, worldID string) (id, name string, chain []string, err error) {
+	id = e.Request.URL.Query().Get("era")
+	chain, err = w.Store.EraChain(worldID, id)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if id != store.MainLine {
+		era, err := w.Store.Era(worldID, id)
+		if err != nil {
+			return "", "", nil, err
+		}
+		name = era.Name
+	}
+	return id, name, chain, nil
+}
+
+// allRows is the page size that reads a whole list at once.
+var allRows = store.Page{Page: 1, PerPage: 10000}
+
 func (w *Web) worldPage(e *core.RequestEvent) error {
 	u, err := requireUser(e)
 	if u == nil {
@@ -76,32 +108,118 @@ func (w *Web) worldPage(e *core.RequestEvent) error {
 	}
 	world, role, err := w.world(e, u)
 	if err != nil {
-		return w.errorPage(e, http.StatusNotFound, "Not found", "There is no such world, or you are not a member of it.")
+		return w.notFound(e)
 	}
-	all := store.Page{Page: 1, PerPage: 10000}
-	docs, _, err := w.Store.Documents(world.ID, store.DocumentFilter{}, all)
+	eraID, eraName, chain, err := w.eraOf(e, world.ID)
+	if err != nil {
+		return w.notFound(e)
+	}
+	// The outbox head is read before the lists: the page's stream resumes from it, so a change
+	// committed in between is replayed (the script ignores what it already shows).
+	seq, err := w.Store.OutboxHead()
 	if err != nil {
 		return err
 	}
-	eras, _, err := w.Store.Eras(world.ID, all)
+	docs, _, err := w.Store.Documents(world.ID, store.DocumentFilter{EraID: eraID}, allRows)
 	if err != nil {
 		return err
 	}
-	projects, _, err := w.Store.Projects(world.ID, all)
+	eras, _, err := w.Store.Eras(world.ID, allRows)
 	if err != nil {
 		return err
 	}
-	v := views.WorldView{ID: world.ID, Slug: world.Slug, Name: world.Name, Genre: world.Genre, Role: role, Plan: world.Plan}
-	for _, d := range docs {
-		v.Documents = append(v.Documents, views.DocItem{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID})
+	projects, _, err := w.Store.Projects(world.ID, allRows)
+	if err != nil {
+		return err
 	}
+	chainJSON, err := json.Marshal(chain)
+	if err != nil {
+		return err
+	}
+	v := views.WorldView{ID: world.ID, Slug: world.Slug, Name: world.Name, Genre: world.Genre, Role: role, Plan: world.Plan,
+		EraID: eraID, EraName: eraName, EraChain: string(chainJSON),
+		Tree:      docTree(docs, world.Slug, eraID),
+		StreamURL: "/api/v1/worlds/" + world.ID + "/events", Seq: seq}
 	for _, x := range eras {
-		v.Eras = append(v.Eras, views.EraItem{ID: x.ID, Name: x.Name})
+		v.Eras = append(v.Eras, views.EraItem{ID: x.ID, Name: x.Name, Href: worldURL(world.Slug, x.ID), Current: x.ID == eraID})
 	}
 	for _, x := range projects {
 		v.Projects = append(v.Projects, views.ProjectItem{ID: x.ID, Kind: x.Kind, Name: x.Name})
 	}
 	p := page(e, world.Name)
 	p.Theme = world.Theme
+	p.Scripts = []string{static.URL("js/live.js")}
 	return render(e, http.StatusOK, views.WorldPage(p, v))
+}
+
+// worldURL is a world's page in an era ("" = the main line).
+func worldURL(slug, eraID string) string {
+	return "/w/" + url.PathEscape(slug) + eraQuery(eraID)
+}
+
+// documentURL is a document's page in an era.
+func documentURL(slug, docID, eraID string) string {
+	return "/w/" + url.PathEscape(slug) + "/d/" + url.PathEscape(docID) + eraQuery(eraID)
+}
+
+func eraQuery(eraID string) string {
+	if eraID == "" {
+		return ""
+	}
+	return "?era=" + url.QueryEscape(eraID)
+}
+
+// docTree files documents under their folders (a document whose folder is not in docs goes
+// to the top) and orders every level: folders first, then by name. The page's script keeps
+// the same order (live.js, compareDocs) when documents arrive.
+func docTree(docs []store.Document, slug, eraID string) []views.DocNode {
+	ids := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		ids[d.ID] = true
+	}
+	children := map[string][]store.Document{}
+	for _, d := range docs {
+		parent := d.ParentID
+		if parent == d.ID || !ids[parent] {
+			parent = ""
+		}
+		children[parent] = append(children[parent], d)
+	}
+	seen := map[string]bool{}
+	var build func(parent string) []views.DocNode
+	build = func(parent string) []views.DocNode {
+		level := children[parent]
+		slices.SortFunc(level, compareDocs)
+		out := make([]views.DocNode, 0, len(level))
+		for _, d := range level {
+			if seen[d.ID] { // a cycle in parent links: show each document once
+				continue
+			}
+			seen[d.ID] = true
+			n := views.DocNode{DocItem: views.DocItem{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID,
+				Href: documentURL(slug, d.ID, eraID)}}
+			n.Children = build(d.ID)
+			out = append(out, n)
+		}
+		return out
+	}
+	return build("")
+}
+
+// compareDocs orders documents within a folder: folders first, then by name ignoring case,
+// then by name and id so the order is total.
+func compareDocs(a, b store.Document) int {
+	if fa, fb := a.DocumentType == "folder", b.DocumentType == "folder"; fa != fb {
+		if fa {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }

@@ -1,0 +1,214 @@
+package api_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loreweave/loreweave/app/api"
+	"github.com/loreweave/loreweave/app/apptest"
+)
+
+// access is what a route needs, for the authorization matrix.
+type access int
+
+const (
+	global      access = iota // not world-scoped: any authenticated caller
+	readMeta                  // any member, any plan
+	readContent               // any member; pro/studio for keys
+	edit                      // owner, admin, editor
+	editContent               // editor; pro/studio for keys
+	manage                    // owner, admin
+)
+
+// matrixFixture is a world with one member per role.
+type matrixFixture struct {
+	s       *apptest.Server
+	world   string
+	users   map[string]apptest.User
+	counter int
+}
+
+// route describes how to call one route and what it needs. target returns the path and body
+// of a fresh call (fresh documents or members where the call consumes them).
+type route struct {
+	need   access
+	target func(f *matrixFixture) (string, any)
+}
+
+func (f *matrixFixture) doc(kind string) string {
+	f.counter++
+	return f.s.Document(f.users["owner"], f.world, fmt.Sprintf("Doc %d", f.counter), kind)
+}
+
+func (f *matrixFixture) member() string {
+	f.counter++
+	u := f.s.NewUser(fmt.Sprintf("Member %s %d", f.world, f.counter))
+	f.s.AddMember(f.users["owner"], f.world, u, "viewer")
+	return u.ID
+}
+
+// matrix lists every /api/v1 route. TestAuthorizationMatrix fails if a registered route is
+// missing here.
+var matrix = map[string]route{
+	"GET /api/v1/me":     {global, func(f *matrixFixture) (string, any) { return "/api/v1/me", nil }},
+	"GET /api/v1/worlds": {global, func(f *matrixFixture) (string, any) { return "/api/v1/worlds", nil }},
+	"POST /api/v1/worlds": {global, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds", map[string]any{"name": "Another"}
+	}},
+	"GET /api/v1/worlds/{worldId}": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world, nil }},
+	"GET /api/v1/worlds/{worldId}/members": {readMeta, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/members", nil
+	}},
+	"POST /api/v1/worlds/{worldId}/members": {manage, func(f *matrixFixture) (string, any) {
+		f.counter++
+		u := f.s.NewUser(fmt.Sprintf("Invitee %s %d", f.world, f.counter))
+		return "/api/v1/worlds/" + f.world + "/members", map[string]any{"email": u.Email, "role": "viewer"}
+	}},
+	"DELETE /api/v1/worlds/{worldId}/members/{userId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/members/" + f.member(), nil
+	}},
+	"GET /api/v1/worlds/{worldId}/documents": {readMeta, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/documents", nil
+	}},
+	"POST /api/v1/worlds/{worldId}/documents": {edit, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/documents", map[string]any{"name": "New", "documentType": "card"}
+	}},
+	"GET /api/v1/worlds/{worldId}/documents/{documentId}": {readContent, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("card"), nil
+	}},
+	"PATCH /api/v1/worlds/{worldId}/documents/{documentId}": {edit, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("card"), map[string]any{"name": "Renamed"}
+	}},
+	"DELETE /api/v1/worlds/{worldId}/documents/{documentId}": {edit, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("card"), nil
+	}},
+	"GET /api/v1/worlds/{worldId}/documents/{documentId}/ops": {readContent, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("timeline") + "/ops", nil
+	}},
+	"POST /api/v1/worlds/{worldId}/documents/{documentId}/content": {editContent, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("timeline") + "/content",
+			map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "label": "x", "dateMs": 1}}}
+	}},
+	"GET /api/v1/worlds/{worldId}/eras": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/eras", nil }},
+	"POST /api/v1/worlds/{worldId}/eras": {edit, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/eras", map[string]any{"name": "Age"}
+	}},
+	"GET /api/v1/worlds/{worldId}/projects": {readMeta, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/projects", nil
+	}},
+	"POST /api/v1/worlds/{worldId}/projects": {edit, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/projects", map[string]any{"name": "Wiki", "kind": "wiki"}
+	}},
+	"GET /api/v1/worlds/{worldId}/search": {readContent, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/search?q=doc", nil
+	}},
+	"GET /api/v1/worlds/{worldId}/events": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/events", nil }},
+	"GET /api/v1/worlds/{worldId}/documents/{documentId}/events": {readContent, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("timeline") + "/events", nil
+	}},
+}
+
+// expected returns the status class a caller gets: 0 means any 2xx.
+func expected(caller string, need access) int {
+	switch caller {
+	case "no key", "malformed key", "revoked key":
+		return 401
+	case "non-member":
+		if need == global {
+			return 0
+		}
+		return 404
+	case "viewer":
+		if need == edit || need == editContent || need == manage {
+			return 403
+		}
+	case "editor":
+		if need == manage {
+			return 403
+		}
+	case "free-plan owner":
+		if need == readContent || need == editContent {
+			return 403
+		}
+	}
+	return 0
+}
+
+func TestAuthorizationMatrix(t *testing.T) {
+	for _, r := range api.Routes {
+		if _, ok := matrix[r.Method+" "+r.Path]; !ok {
+			t.Errorf("route %s %s is missing from the authorization matrix", r.Method, r.Path)
+		}
+	}
+	if len(matrix) != len(api.Routes) {
+		t.Errorf("the matrix lists %d routes, the API has %d", len(matrix), len(api.Routes))
+	}
+
+	s := start(t)
+	setup := func(plan string) *matrixFixture {
+		f := &matrixFixture{s: s, users: map[string]apptest.User{}}
+		f.users["owner"] = s.NewUser("Owner " + plan)
+		f.world = s.World(f.users["owner"], "Matrix "+plan)
+		for _, role := range []string{"editor", "viewer"} {
+			u := s.NewUser(role + " " + plan)
+			s.AddMember(f.users["owner"], f.world, u, role)
+			f.users[role] = u
+		}
+		if plan != "studio" {
+			if err := s.LW.Store.SetPlan(f.world, plan); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return f
+	}
+	studio, free := setup("studio"), setup("free")
+	revoked := s.NewUser("Revoked")
+	if err := s.LW.Keys.Revoke(revoked.ID, revoked.KeyID); err != nil {
+		t.Fatal(err)
+	}
+	stranger := s.NewUser("Stranger")
+	callers := []struct {
+		name   string
+		f      *matrixFixture
+		header string
+	}{
+		{"no key", studio, ""},
+		{"malformed key", studio, "Bearer lw_live_not-a-key"},
+		{"revoked key", studio, "Bearer " + revoked.Key},
+		{"non-member", studio, "Bearer " + stranger.Key},
+		{"viewer", studio, "Bearer " + studio.users["viewer"].Key},
+		{"editor", studio, "Bearer " + studio.users["editor"].Key},
+		{"owner", studio, "Bearer " + studio.users["owner"].Key},
+		{"free-plan owner", free, "Bearer " + free.users["owner"].Key},
+	}
+	for key, rt := range matrix {
+		method := strings.SplitN(key, " ", 2)[0]
+		for _, c := range callers {
+			path, body := rt.target(c.f)
+			want := expected(c.name, rt.need)
+			status := send(t, s, method, path, body, c.header)
+			ok := status == want || (want == 0 && status >= 200 && status < 300)
+			if !ok {
+				t.Errorf("%s as %s: status %d, want %d", key, c.name, status, want)
+			}
+		}
+	}
+}
+
+// send makes one call and returns its status; event streams are closed once they answer.
+func send(t *testing.T, s *apptest.Server, method, path string, body any, authz string) int {
+	t.Helper()
+	h := http.Header{}
+	if authz != "" {
+		h.Set("Authorization", authz)
+	}
+	if strings.HasSuffix(strings.SplitN(path, "?", 2)[0], "/events") {
+		st := s.StreamRequest(path, h, &http.Client{Timeout: 10 * time.Second})
+		st.Close()
+		return st.Status
+	}
+	return s.Do(apptest.Request{Method: method, Path: path, Body: body, Header: h}).Status
+}

@@ -1,0 +1,236 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loreweave/loreweave/app/apptest"
+)
+
+// bearer adds an Authorization header to every request.
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+func connect(t *testing.T, s *apptest.Server, token string) *sdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	c := sdk.NewClient(&sdk.Implementation{Name: "loreweave-test", Version: "1"}, nil)
+	tr := &sdk.StreamableClientTransport{Endpoint: s.URL + "/api/mcp", HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}
+	session, err := c.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { session.Close() })
+	return session
+}
+
+// call runs a tool and decodes its structured result (or its error object) into out.
+func call(t *testing.T, s *sdk.ClientSession, name string, args map[string]any, out any) (isError bool) {
+	t.Helper()
+	res, err := s.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var text string
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*sdk.TextContent); ok {
+			text = tc.Text
+		}
+	}
+	if out != nil {
+		if err := json.Unmarshal([]byte(text), out); err != nil {
+			t.Fatalf("%s: decode %q: %v", name, text, err)
+		}
+	}
+	return res.IsError
+}
+
+type toolErr struct {
+	Error struct {
+		Code      string
+		Message   string
+		Supported []string
+		ClipIDs   []string `json:"clipIds"`
+	}
+}
+
+func TestToolsWithAPIKey(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	session := connect(t, s, ann.Key)
+
+	tools, err := session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		if tool.Description == "" || tool.InputSchema == nil {
+			t.Errorf("tool %s lacks a description or schema", tool.Name)
+		}
+	}
+	sort.Strings(names)
+	want := "apply_content_ops create_document create_era create_project get_document get_world list_documents list_eras list_projects list_worlds search whoami"
+	if strings.Join(names, " ") != want {
+		t.Fatalf("tools %v", names)
+	}
+
+	var me struct{ ID, Credential string }
+	call(t, session, "whoami", nil, &me)
+	if me.ID != ann.ID || me.Credential != "api_key" {
+		t.Fatalf("whoami %+v", me)
+	}
+	w := s.World(ann, "Eldoria")
+	var worlds struct {
+		Items      []struct{ ID, Plan string }
+		TotalItems int
+	}
+	call(t, session, "list_worlds", nil, &worlds)
+	if worlds.TotalItems != 1 || worlds.Items[0].ID != w {
+		t.Fatalf("list_worlds %+v", worlds)
+	}
+
+	var doc struct{ ID, DocumentType string }
+	if call(t, session, "create_document", map[string]any{"worldId": w, "name": "History", "documentType": "timeline"}, &doc) {
+		t.Fatalf("create_document failed")
+	}
+	var applied struct {
+		Applied, Version int
+		Created          []struct{ ID, Label string }
+	}
+	if call(t, session, "apply_content_ops", map[string]any{"worldId": w, "documentId": doc.ID, "ops": []any{
+		map[string]any{"op": "timeline.addEvent", "label": "The Sundering", "dateMs": -1000},
+	}}, &applied) {
+		t.Fatal("apply_content_ops failed")
+	}
+	if applied.Applied != 1 || applied.Version != 1 || !strings.HasPrefix(applied.Created[0].ID, "evt-") {
+		t.Fatalf("applied %+v", applied)
+	}
+	// The MCP write went through the one write path: REST sees it at once.
+	var read struct {
+		Version int
+		Content struct{ Text string }
+	}
+	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w+"/documents/"+doc.ID), 200).JSON(t, &read)
+	if read.Version != 1 || read.Content.Text != "History The Sundering" {
+		t.Fatalf("rest read %+v", read)
+	}
+	var got struct {
+		Version int
+		Text    string
+		Data    struct{ Events []struct{ Label string } }
+	}
+	call(t, session, "get_document", map[string]any{"worldId": w, "documentId": doc.ID}, &got)
+	if got.Version != 1 || got.Data.Events[0].Label != "The Sundering" {
+		t.Fatalf("get_document %+v", got)
+	}
+
+	// Errors come back as tool errors with the same codes and details as REST.
+	var te toolErr
+	if !call(t, session, "apply_content_ops", map[string]any{"worldId": w, "documentId": doc.ID, "ops": []any{map[string]any{"op": "animator.setActiveClip", "clipId": "x"}}}, &te) {
+		t.Fatal("unsupported op accepted")
+	}
+	if te.Error.Code != "unsupported_operation" || len(te.Error.Supported) == 0 {
+		t.Fatalf("tool error %+v", te)
+	}
+	if !call(t, session, "create_document", map[string]any{"worldId": w, "name": "X", "documentType": "spaceship"}, &te) || te.Error.Code != "unsupported_document_type" {
+		t.Fatalf("bad type %+v", te)
+	}
+	if !call(t, session, "get_world", map[string]any{"worldId": "nosuchworld0000"}, &te) || te.Error.Code != "not_found" {
+		t.Fatalf("unknown world %+v", te)
+	}
+
+	var hits struct {
+		Items      []struct{ ID, Snippet string }
+		TotalItems int
+	}
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+		call(t, session, "search", map[string]any{"worldId": w, "q": "sundering"}, &hits)
+		if hits.TotalItems == 1 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if hits.TotalItems != 1 || !strings.Contains(hits.Items[0].Snippet, "<mark>") {
+		t.Fatalf("search %+v", hits)
+	}
+	var era struct{ ID string }
+	call(t, session, "create_era", map[string]any{"worldId": w, "name": "Second Age"}, &era)
+	var eras struct{ TotalItems int }
+	call(t, session, "list_eras", map[string]any{"worldId": w}, &eras)
+	if era.ID == "" || eras.TotalItems != 1 {
+		t.Fatalf("eras %+v %+v", era, eras)
+	}
+	var proj struct{ ID, Kind string }
+	call(t, session, "create_project", map[string]any{"worldId": w, "kind": "wiki", "name": "Lore"}, &proj)
+	var projs struct{ TotalItems int }
+	call(t, session, "list_projects", map[string]any{"worldId": w}, &projs)
+	if proj.Kind != "wiki" || projs.TotalItems != 1 {
+		t.Fatalf("projects %+v %+v", proj, projs)
+	}
+}
+
+func TestToolsFollowRolesAndPlans(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	bob := s.NewUser("Bob")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "History", "timeline")
+	s.AddMember(ann, w, bob, "viewer")
+	session := connect(t, s, bob.Key)
+	var te toolErr
+	if !call(t, session, "apply_content_ops", map[string]any{"worldId": w, "documentId": tl, "ops": []any{map[string]any{"op": "timeline.addEvent", "label": "x", "dateMs": 1}}}, &te) || te.Error.Code != "forbidden" {
+		t.Fatalf("viewer write %+v", te)
+	}
+	if err := s.LW.Store.SetPlan(w, "free"); err != nil {
+		t.Fatal(err)
+	}
+	if !call(t, session, "get_document", map[string]any{"worldId": w, "documentId": tl}, &te) || te.Error.Code != "plan_required" {
+		t.Fatalf("free plan read %+v", te)
+	}
+	var docs struct{ TotalItems int }
+	if call(t, session, "list_documents", map[string]any{"worldId": w}, &docs) || docs.TotalItems != 1 {
+		t.Fatalf("metadata on free %+v", docs)
+	}
+	stranger := connect(t, s, s.NewUser("Stranger").Key)
+	if !call(t, stranger, "list_documents", map[string]any{"worldId": w}, &te) || te.Error.Code != "not_found" {
+		t.Fatalf("stranger %+v", te)
+	}
+}
+
+func TestUnauthenticated(t *testing.T) {
+	s := apptest.Start(t)
+	for _, token := range []string{"", "lw_live_nope", "lw_at_unknown"} {
+		req, _ := http.NewRequest("POST", s.URL+"/api/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		want := `Bearer resource_metadata="` + s.URL + `/.well-known/oauth-protected-resource/api/mcp"`
+		if res.StatusCode != 401 || res.Header.Get("WWW-Authenticate") != want {
+			t.Fatalf("token %q: %d %q", token, res.StatusCode, res.Header.Get("WWW-Authenticate"))
+		}
+	}
+}

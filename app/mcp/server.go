@@ -1,0 +1,233 @@
+// Package mcp is Loreweave's MCP connector: an MCP server (the official go-sdk, Streamable
+// HTTP at /api/mcp) whose tools use the same store, rules and write path as the REST API,
+// and the small OAuth 2.1 authorization server that lets MCP clients sign in without a key.
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/ratelimit"
+	"github.com/loreweave/loreweave/app/search"
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// Path is where the MCP endpoint is mounted.
+const Path = "/api/mcp"
+
+// Searcher answers search queries.
+type Searcher interface {
+	Search(q search.Query) (search.Results, error)
+}
+
+// Server is the MCP connector.
+type Server struct {
+	Store  *store.Store
+	Access auth.Access
+	Keys   *auth.Keys
+	OAuth  *auth.OAuth
+	Search Searcher
+	// BaseURL is this instance's public URL, without a trailing slash.
+	BaseURL string
+	// Version is reported to clients.
+	Version string
+	// KeyLimit and IPLimit bound requests per credential and per client address (shared
+	// with the REST API).
+	KeyLimit, IPLimit *ratelimit.Limiter
+
+	mcp     *sdk.Server
+	handler http.Handler
+	limiter registrationLimiter
+
+	mu     sync.Mutex
+	active map[string]map[*activeRequest]struct{} // credential id -> requests in flight
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+type activeRequest struct{ cancel context.CancelFunc }
+
+// Resource is the MCP endpoint's resource identifier (RFC 8707): tokens are bound to it.
+func (s *Server) Resource() string { return s.BaseURL + Path }
+
+// Resources are the resource indicators this server accepts on tokens: the MCP endpoint and
+// the whole server (its origin).
+func (s *Server) Resources() []string { return []string{s.Resource(), s.BaseURL} }
+
+// Start builds the MCP server and begins watching for revocations.
+func (s *Server) Start() error {
+	if s.Version == "" {
+		s.Version = "1"
+	}
+	s.active = map[string]map[*activeRequest]struct{}{}
+	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "loreweave", Title: "Loreweave", Version: s.Version}, &sdk.ServerOptions{
+		Instructions: "Loreweave holds storytelling worlds: documents (cards for characters, places and things; timelines; maps; folders; animated models), " +
+			"eras (versions of a world) and projects. Start with list_worlds, then list_documents and get_document; change content with apply_content_ops.",
+	})
+	s.addTools(s.mcp)
+	host := ""
+	if u, err := url.Parse(s.BaseURL); err == nil {
+		host = u.Hostname()
+	}
+	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{
+		SessionTimeout: 30 * time.Minute,
+		// The SDK refuses a non-loopback Host on a loopback listener (DNS rebinding). Behind a
+		// reverse proxy the public name is configured as the base URL: allow it then.
+		DisableLocalhostProtection: !isLoopback(host),
+		MaxRequestBodyBytes:        2 << 20,
+	})
+	bearer := sdkauth.RequireBearerToken(s.verify, &sdkauth.RequireBearerTokenOptions{
+		ResourceMetadataURL:    s.BaseURL + "/.well-known/oauth-protected-resource" + Path,
+		AllowMissingExpiration: true, // API keys never expire
+	})
+	limited := bearer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, _ := sdkauth.TokenInfoFromContext(r.Context()).Extra["principal"].(auth.Principal)
+		if ok, wait := s.KeyLimit.Allow(p.Kind + ":" + p.CredentialID + ":" + p.UserID); !ok {
+			apierr.Write(w, r, nil, ratelimit.Error(wait))
+			return
+		}
+		// Server-sent streams outlive PocketBase's 5-minute write timeout.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		ctx, done := s.track(r)
+		defer done()
+		streamable.ServeHTTP(w, r.WithContext(ctx))
+	}))
+	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After")
+		if ok, wait := s.IPLimit.Allow(clientIP(r)); !ok {
+			apierr.Write(w, r, nil, ratelimit.Error(wait))
+			return
+		}
+		limited.ServeHTTP(w, r)
+	})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel, s.done = cancel, make(chan struct{})
+	head, err := s.Store.OutboxHead()
+	if err != nil {
+		return err
+	}
+	go func() {
+		defer close(s.done)
+		s.Store.TailOutbox(ctx, head, 250*time.Millisecond, s.onOutbox)
+	}()
+	return nil
+}
+
+// Stop ends the revocation watcher and every request in flight.
+func (s *Server) Stop() {
+	if s.cancel != nil {
+		s.cancel()
+		<-s.done
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, reqs := range s.active {
+		for r := range reqs {
+			r.cancel()
+		}
+	}
+}
+
+type clientIPKey struct{}
+
+// clientIP is the client address PocketBase resolved (it honours the trusted proxy headers
+// configured in its settings), or the remote address without the port.
+func clientIP(r *http.Request) string {
+	if ip, ok := r.Context().Value(clientIPKey{}).(string); ok && ip != "" {
+		return ip
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// verify accepts an API key or an OAuth access token bound to this server.
+func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+	var p auth.Principal
+	var exp time.Time
+	var err error
+	if strings.HasPrefix(token, auth.KeyPrefix) {
+		p, err = s.Keys.Authenticate(token)
+	} else {
+		p, exp, err = s.OAuth.VerifyAccess(token)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", sdkauth.ErrInvalidToken, err)
+	}
+	return &sdkauth.TokenInfo{UserID: p.UserID, Expiration: exp, Extra: map[string]any{"principal": p}}, nil
+}
+
+// track registers a request under its credential so that revoking the credential ends it.
+func (s *Server) track(r *http.Request) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(r.Context())
+	ti := sdkauth.TokenInfoFromContext(r.Context())
+	p, _ := ti.Extra["principal"].(auth.Principal)
+	a := &activeRequest{cancel: cancel}
+	s.mu.Lock()
+	if s.active[p.CredentialID] == nil {
+		s.active[p.CredentialID] = map[*activeRequest]struct{}{}
+	}
+	s.active[p.CredentialID][a] = struct{}{}
+	s.mu.Unlock()
+	return ctx, func() {
+		cancel()
+		s.mu.Lock()
+		delete(s.active[p.CredentialID], a)
+		if len(s.active[p.CredentialID]) == 0 {
+			delete(s.active, p.CredentialID)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// onOutbox ends the requests and streams of revoked keys and tokens; later requests with
+// them are refused by the bearer check.
+func (s *Server) onOutbox(rows []store.OutboxRow) {
+	for _, r := range rows {
+		if r.Kind != "key.revoked" && r.Kind != "oauth.revoked" {
+			continue
+		}
+		s.mu.Lock()
+		for a := range s.active[r.Subject] {
+			a.cancel()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// ServeHTTP serves the MCP endpoint.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// ProtectedResource returns the protected resource metadata (RFC 9728) for a resource.
+func (s *Server) ProtectedResource(resource string) *oauthex.ProtectedResourceMetadata {
+	return &oauthex.ProtectedResourceMetadata{
+		Resource:               resource,
+		AuthorizationServers:   []string{s.BaseURL},
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           "Loreweave",
+		ResourceDocumentation:  s.BaseURL + "/api/v1/openapi.json",
+	}
+}

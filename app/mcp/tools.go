@@ -1,0 +1,493 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/search"
+	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
+)
+
+// toolError is a tool failure in Loreweave's one error model: its text is the same JSON
+// error object the REST API answers ({"error": {"code", "message", ...details}}).
+type toolError struct{ e *apierr.Error }
+
+func (t toolError) Error() string {
+	b, _ := json.Marshal(t.e.Body())
+	return string(b)
+}
+
+func fail(err error) error { return toolError{apierr.From(err)} }
+
+// principal is the caller the bearer middleware authenticated.
+func principal(req *sdk.CallToolRequest) (auth.Principal, error) {
+	if ti := req.Extra.TokenInfo; ti != nil {
+		if p, ok := ti.Extra["principal"].(auth.Principal); ok {
+			return p, nil
+		}
+	}
+	return auth.Principal{}, fail(apierr.Unauthenticated("no credential"))
+}
+
+// Inputs and outputs. Descriptions become the tools' JSON Schemas.
+
+// PageIn selects a page of a list.
+type PageIn struct {
+	Page    int `json:"page,omitempty" jsonschema:"page number from 1 (default 1)"`
+	PerPage int `json:"perPage,omitempty" jsonschema:"items per page, 1 to 100 (default 50)"`
+}
+
+func (p PageIn) page() (store.Page, error) {
+	pg := store.Page{Page: p.Page, PerPage: p.PerPage}
+	if pg.Page == 0 {
+		pg.Page = 1
+	}
+	if pg.PerPage == 0 {
+		pg.PerPage = 50
+	}
+	if pg.Page < 1 {
+		return pg, apierr.Field("page", "page must be a whole number from 1")
+	}
+	if pg.PerPage < 1 || pg.PerPage > 100 {
+		return pg, apierr.Field("perPage", "perPage must be a whole number from 1 to 100")
+	}
+	return pg, nil
+}
+
+// Me is the calling account.
+type Me struct {
+	ID         string `json:"id"`
+	Email      string `json:"email"`
+	Name       string `json:"name"`
+	Credential string `json:"credential" jsonschema:"api_key or oauth"`
+}
+
+// World is a world as its member sees it.
+type World struct {
+	ID    string `json:"id"`
+	Slug  string `json:"slug"`
+	Name  string `json:"name"`
+	Genre string `json:"genre"`
+	Theme string `json:"theme"`
+	Plan  string `json:"plan" jsonschema:"free, pro or studio; content tools need pro or studio"`
+	Role  string `json:"role" jsonschema:"the caller's role: owner, admin, editor or viewer"`
+}
+
+func worldOut(w store.World, role string) World {
+	return World{ID: w.ID, Slug: w.Slug, Name: w.Name, Genre: w.Genre, Theme: w.Theme, Plan: w.Plan, Role: role}
+}
+
+// Worlds is a page of worlds.
+type Worlds struct {
+	Items      []World `json:"items"`
+	TotalItems int     `json:"totalItems"`
+}
+
+// WorldIn names a world.
+type WorldIn struct {
+	WorldID string `json:"worldId" jsonschema:"the world's id (from list_worlds)"`
+}
+
+// Document is a document's metadata.
+type Document struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	DocumentType string `json:"documentType"`
+	ParentID     string `json:"parentId" jsonschema:"the folder it is in, empty at the top level"`
+	EraID        string `json:"eraId" jsonschema:"the era it was created in, empty for the main line"`
+}
+
+func documentOut(d store.Document) Document {
+	return Document{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID, EraID: d.EraID}
+}
+
+// Documents is a page of documents.
+type Documents struct {
+	Items      []Document `json:"items"`
+	TotalItems int        `json:"totalItems"`
+}
+
+// ListDocumentsIn filters a document list.
+type ListDocumentsIn struct {
+	WorldID      string `json:"worldId"`
+	Era          string `json:"era,omitempty" jsonschema:"an era id; empty for the main line"`
+	DocumentType string `json:"documentType,omitempty" jsonschema:"only documents of this type"`
+	PageIn
+}
+
+// DocumentIn names a document in an era.
+type DocumentIn struct {
+	WorldID    string `json:"worldId"`
+	DocumentID string `json:"documentId"`
+	Era        string `json:"era,omitempty" jsonschema:"an era id; empty for the main line"`
+}
+
+// DocumentWithContent is a document with its current content.
+type DocumentWithContent struct {
+	Document
+	Version int64          `json:"version" jsonschema:"content version in this era; 0 before any write"`
+	Data    map[string]any `json:"data" jsonschema:"the document type's data"`
+	Text    string         `json:"text" jsonschema:"plain-text projection"`
+	Source  string         `json:"source" jsonschema:"live, stored or empty"`
+}
+
+// OpsResult is what an accepted apply_content_ops call did.
+type OpsResult struct {
+	DocumentType string           `json:"documentType"`
+	Applied      int              `json:"applied" jsonschema:"number of operations applied"`
+	Created      []ops.Created    `json:"created" jsonschema:"ids the service assigned (evt-, sec-, pin-…) with their labels"`
+	Version      int64            `json:"version" jsonschema:"the document's new version"`
+	Ops          []map[string]any `json:"ops" jsonschema:"the operations as applied, assigned ids filled in"`
+}
+
+// objects decodes JSON objects for a typed output.
+func objects(raw ...json.RawMessage) []map[string]any {
+	out := make([]map[string]any, 0, len(raw))
+	for _, r := range raw {
+		var m map[string]any
+		_ = json.Unmarshal(r, &m)
+		out = append(out, m)
+	}
+	return out
+}
+
+// CreateDocumentIn creates a document.
+type CreateDocumentIn struct {
+	WorldID      string `json:"worldId"`
+	Name         string `json:"name" jsonschema:"1 to 200 characters"`
+	DocumentType string `json:"documentType" jsonschema:"card, timeline, map, folder, animator, or an installed tool's type"`
+	ParentID     string `json:"parentId,omitempty" jsonschema:"a folder to create it in"`
+	Era          string `json:"era,omitempty" jsonschema:"create it in this era only; empty for the main line"`
+}
+
+// ApplyOpsIn applies content operations.
+type ApplyOpsIn struct {
+	WorldID    string           `json:"worldId"`
+	DocumentID string           `json:"documentId"`
+	Era        string           `json:"era,omitempty" jsonschema:"apply in this era; empty for the main line"`
+	Ops        []map[string]any `json:"ops" jsonschema:"operations applied in order, all or none; each has \"op\" (e.g. timeline.addEvent) and its parameters"`
+}
+
+// SearchIn is a search query.
+type SearchIn struct {
+	WorldID      string `json:"worldId"`
+	Q            string `json:"q" jsonschema:"words to find; the last word also matches as a prefix; \"quoted phrases\" match in order"`
+	Era          string `json:"era,omitempty"`
+	DocumentType string `json:"documentType,omitempty"`
+	PageIn
+}
+
+// SearchOut is a page of hits.
+type SearchOut struct {
+	Items      []search.Hit `json:"items"`
+	TotalItems int          `json:"totalItems"`
+}
+
+// Era is an era of a world.
+type Era struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	ParentID string `json:"parentId" jsonschema:"the era it was forked from, empty for the main line"`
+}
+
+// Eras lists eras.
+type Eras struct {
+	Items      []Era `json:"items"`
+	TotalItems int   `json:"totalItems"`
+}
+
+// CreateEraIn forks an era.
+type CreateEraIn struct {
+	WorldID  string `json:"worldId"`
+	Name     string `json:"name"`
+	ParentID string `json:"parentId,omitempty" jsonschema:"fork from this era instead of the main line"`
+}
+
+// Project is an app instance in a world.
+type Project struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+// Projects lists projects.
+type Projects struct {
+	Items      []Project `json:"items"`
+	TotalItems int       `json:"totalItems"`
+}
+
+// CreateProjectIn creates a project.
+type CreateProjectIn struct {
+	WorldID string `json:"worldId"`
+	Kind    string `json:"kind" jsonschema:"the app kind, e.g. wiki"`
+	Name    string `json:"name"`
+}
+
+// opsCatalogue describes every content operation for the apply_content_ops description.
+func opsCatalogue() string {
+	byType := map[string][]string{}
+	for _, s := range ops.Catalog() {
+		var params []string
+		for _, p := range s.Params {
+			n := p.Name
+			if !p.Required {
+				n += "?"
+			}
+			params = append(params, n)
+		}
+		byType[s.DocumentType] = append(byType[s.DocumentType], fmt.Sprintf("%s(%s)", s.Name, strings.Join(params, ", ")))
+	}
+	types := make([]string, 0, len(byType))
+	for t := range byType {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	var b strings.Builder
+	for _, t := range types {
+		fmt.Fprintf(&b, "\n- %s: %s", t, strings.Join(byType[t], "; "))
+	}
+	return b.String()
+}
+
+// addTools registers every tool on srv.
+func (s *Server) addTools(srv *sdk.Server) {
+	sdk.AddTool(srv, &sdk.Tool{Name: "whoami", Description: "The account this connection acts as."},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, *Me, error) {
+			p, err := principal(req)
+			if err != nil {
+				return nil, nil, err
+			}
+			return nil, &Me{ID: p.UserID, Email: p.Email, Name: p.Name, Credential: p.Kind}, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_worlds", Description: "The worlds you are a member of, with your role and each world's plan."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in PageIn) (*sdk.CallToolResult, *Worlds, error) {
+			p, err := principal(req)
+			if err != nil {
+				return nil, nil, err
+			}
+			pg, err := in.page()
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			ws, total, err := s.Store.WorldsOf(p.UserID, pg)
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			out := &Worlds{Items: []World{}, TotalItems: total}
+			for _, w := range ws {
+				out.Items = append(out.Items, worldOut(w.World, w.Role))
+			}
+			return nil, out, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_world", Description: "One world."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in WorldIn) (*sdk.CallToolResult, *World, error) {
+			w, role, err := s.world(req, in.WorldID, auth.ReadMeta)
+			if err != nil {
+				return nil, nil, err
+			}
+			out := worldOut(w, role)
+			return nil, &out, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_documents", Description: "The documents of a world visible in an era (metadata only): characters, places and things (card), timelines, maps, folders, animators."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in ListDocumentsIn) (*sdk.CallToolResult, *Documents, error) {
+			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
+			if err != nil {
+				return nil, nil, err
+			}
+			pg, err := in.page()
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			ds, total, err := s.Store.Documents(w.ID, store.DocumentFilter{EraID: in.Era, DocumentType: in.DocumentType}, pg)
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			out := &Documents{Items: []Document{}, TotalItems: total}
+			for _, d := range ds {
+				out.Items = append(out.Items, documentOut(d))
+			}
+			return nil, out, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_document", Description: "One document with its current content (data, plain text, version). Needs the world on Pro or Studio."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in DocumentIn) (*sdk.CallToolResult, *DocumentWithContent, error) {
+			_, d, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.ReadContent)
+			if err != nil {
+				return nil, nil, err
+			}
+			c, err := s.Store.Content(d, in.Era)
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			return nil, &DocumentWithContent{Document: documentOut(d), Version: c.Version, Data: objects(c.Data)[0], Text: c.Text, Source: c.Source}, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "create_document", Description: "Create a document (its content starts empty; fill it with apply_content_ops). Editors only."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in CreateDocumentIn) (*sdk.CallToolResult, *Document, error) {
+			w, _, err := s.world(req, in.WorldID, auth.Edit)
+			if err != nil {
+				return nil, nil, err
+			}
+			p, _ := principal(req)
+			d, err := s.Store.CreateDocument(w.ID, in.Era, in.Name, in.DocumentType, in.ParentID, p.Actor())
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			out := documentOut(d)
+			return nil, &out, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "apply_content_ops",
+		Description: "Change a document's content with typed operations, applied in order, all or none; every accepted call is one new version that people watching see at once. " +
+			"An operation the document's type does not support fails with unsupported_operation and the list of supported ones. Needs the world on Pro or Studio; editors only. Operations by document type:" + opsCatalogue()},
+		func(ctx context.Context, req *sdk.CallToolRequest, in ApplyOpsIn) (*sdk.CallToolResult, *OpsResult, error) {
+			_, d, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.EditContent)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(in.Ops) == 0 {
+				return nil, nil, fail(apierr.Field("ops", "\"ops\" must hold at least one operation"))
+			}
+			if len(in.Ops) > 500 {
+				return nil, nil, fail(apierr.New(413, "too_many_ops", "at most 500 operations per call").With("limit", 500))
+			}
+			raw := make([]json.RawMessage, len(in.Ops))
+			for i, op := range in.Ops {
+				if raw[i], err = json.Marshal(op); err != nil {
+					return nil, nil, fail(apierr.Field("ops", "operation %d is not valid JSON", i))
+				}
+			}
+			p, _ := principal(req)
+			res, err := s.Store.ApplyOps(store.WriteRequest{Document: d, EraID: in.Era, Ops: raw, Actor: p.Actor()})
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			return nil, &OpsResult{DocumentType: res.DocumentType, Applied: res.Applied, Created: res.Created, Version: res.Version, Ops: objects(res.Ops...)}, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "search", Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. Needs the world on Pro or Studio."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in SearchIn) (*sdk.CallToolResult, *SearchOut, error) {
+			w, _, err := s.world(req, in.WorldID, auth.ReadContent)
+			if err != nil {
+				return nil, nil, err
+			}
+			if strings.TrimSpace(in.Q) == "" {
+				return nil, nil, fail(apierr.Field("q", "\"q\" is required: the text to search for"))
+			}
+			pg, err := in.page()
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			if _, err := s.Store.EraChain(w.ID, in.Era); err != nil {
+				return nil, nil, fail(err)
+			}
+			res, err := s.Search.Search(search.Query{WorldID: w.ID, EraID: in.Era, Text: in.Q, DocumentType: in.DocumentType, Page: pg})
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			if res.Hits == nil {
+				res.Hits = []search.Hit{}
+			}
+			return nil, &SearchOut{Items: res.Hits, TotalItems: res.Total}, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_eras", Description: "The eras (versions) of a world."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in WorldIn) (*sdk.CallToolResult, *Eras, error) {
+			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
+			if err != nil {
+				return nil, nil, err
+			}
+			es, total, err := s.Store.Eras(w.ID, store.Page{Page: 1, PerPage: 1000})
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			out := &Eras{Items: []Era{}, TotalItems: total}
+			for _, e := range es {
+				out.Items = append(out.Items, Era{ID: e.ID, Name: e.Name, ParentID: e.ParentID})
+			}
+			return nil, out, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "create_era", Description: "Fork an era: a version of the world that inherits everything by reference (copies nothing) and changes separately. Editors only."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in CreateEraIn) (*sdk.CallToolResult, *Era, error) {
+			w, _, err := s.world(req, in.WorldID, auth.Edit)
+			if err != nil {
+				return nil, nil, err
+			}
+			e, err := s.Store.CreateEra(w.ID, in.Name, in.ParentID)
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			return nil, &Era{ID: e.ID, Name: e.Name, ParentID: e.ParentID}, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_projects", Description: "The projects (app instances) of a world."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in WorldIn) (*sdk.CallToolResult, *Projects, error) {
+			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
+			if err != nil {
+				return nil, nil, err
+			}
+			ps, total, err := s.Store.Projects(w.ID, store.Page{Page: 1, PerPage: 1000})
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			out := &Projects{Items: []Project{}, TotalItems: total}
+			for _, p := range ps {
+				out.Items = append(out.Items, Project{ID: p.ID, Kind: p.Kind, Name: p.Name})
+			}
+			return nil, out, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "create_project", Description: "Create a project (an app instance) of a known kind, e.g. wiki. Editors only."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in CreateProjectIn) (*sdk.CallToolResult, *Project, error) {
+			w, _, err := s.world(req, in.WorldID, auth.Edit)
+			if err != nil {
+				return nil, nil, err
+			}
+			p, err := s.Store.CreateProject(w.ID, in.Kind, in.Name)
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			return nil, &Project{ID: p.ID, Kind: p.Kind, Name: p.Name}, nil
+		})
+}
+
+// world checks access for a tool call.
+func (s *Server) world(req *sdk.CallToolRequest, worldID string, need auth.Need) (store.World, string, error) {
+	p, err := principal(req)
+	if err != nil {
+		return store.World{}, "", err
+	}
+	w, role, err := s.Access.World(p, worldID, need)
+	if err != nil {
+		return store.World{}, "", fail(err)
+	}
+	return w, role, nil
+}
+
+// document checks access and resolves a document visible in era.
+func (s *Server) document(req *sdk.CallToolRequest, worldID, docID, era string, need auth.Need) (store.World, store.Document, error) {
+	w, _, err := s.world(req, worldID, need)
+	if err != nil {
+		return store.World{}, store.Document{}, err
+	}
+	if _, err := s.Store.EraChain(w.ID, era); err != nil {
+		return store.World{}, store.Document{}, fail(err)
+	}
+	d, err := s.Store.Document(w.ID, docID, era)
+	if err != nil {
+		return store.World{}, store.Document{}, fail(apierr.NotFound("document"))
+	}
+	return w, d, nil
+}

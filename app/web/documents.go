@@ -1,0 +1,183 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
+	"github.com/loreweave/loreweave/static"
+	"github.com/loreweave/loreweave/views"
+)
+
+// modelViewerCSP is the page CSP plus what <model-viewer> needs, and nothing more: its shadow
+// root carries one fixed stylesheet, allowed by its hash (that of the vendored 4.4.0 build:
+// the browser test reports a CSP violation if an upgrade changes it), and three.js compiles
+// WebAssembly decoders, which 'wasm-unsafe-eval' allows without allowing JavaScript eval.
+var modelViewerCSP = strings.NewReplacer(
+	"script-src 'self';", "script-src 'self' 'wasm-unsafe-eval';",
+	"style-src 'self';", "style-src 'self' 'sha256-PXtZZkJMMyc18o/DN1ZEFOJ2qEGq95IQbVaJFMOXOb0=';",
+).Replace(contentSecurityPolicy)
+
+// maxCrumbs bounds the folder trail walked above a document.
+const maxCrumbs = 32
+
+// documentPage shows one document, read-only, in the era of ?era=. The page renders fully on
+// the server; its script (static/js/live.js) then follows the document's event stream and
+// swaps in a fresh body (documentBody) after every change.
+func (w *Web) documentPage(e *core.RequestEvent) error {
+	u, err := requireUser(e)
+	if u == nil {
+		return err
+	}
+	world, _, err := w.world(e, u)
+	if err != nil {
+		return w.notFound(e)
+	}
+	eraID, eraName, _, err := w.eraOf(e, world.ID)
+	if err != nil {
+		return w.notFound(e)
+	}
+	seq, err := w.Store.OutboxHead()
+	if err != nil {
+		return err
+	}
+	d, err := w.Store.Document(world.ID, e.Request.PathValue("id"), eraID)
+	if err != nil {
+		return w.notFound(e)
+	}
+	body, err := w.documentBodyView(world, d, eraID, eraName)
+	if err != nil {
+		return err
+	}
+	v := views.DocumentView{
+		WorldSlug: world.Slug, WorldName: world.Name, WorldHref: worldURL(world.Slug, eraID),
+		Crumbs:    w.crumbs(world, d, eraID),
+		Body:      body,
+		StreamURL: "/api/v1/worlds/" + world.ID + "/documents/" + d.ID + "/events" + eraQuery(eraID),
+		BodyURL:   "/w/" + world.Slug + "/d/" + d.ID + "/body" + eraQuery(eraID),
+	}
+	if d.DocumentType == "folder" {
+		v.WorldStreamURL = "/api/v1/worlds/" + world.ID + "/events"
+		v.WorldSeq = seq
+	}
+	p := page(e, body.Name+" · "+world.Name)
+	p.Theme = world.Theme
+	p.Scripts = []string{static.URL("js/live.js")}
+	switch d.DocumentType {
+	case "map":
+		p.Styles = []string{static.URL("vendor/leaflet/leaflet.css")}
+		p.Scripts = []string{static.URL("vendor/leaflet/leaflet.js"), static.URL("js/map.js"), static.URL("js/live.js")}
+	case "animator":
+		p.Modules = []string{static.URL("vendor/model-viewer/model-viewer.min.js")}
+		e.Response.Header().Set("Content-Security-Policy", modelViewerCSP)
+	}
+	return render(e, http.StatusOK, views.DocumentPage(p, v))
+}
+
+// documentBody is the HTML fragment of a document's body, what documentPage shows under its
+// breadcrumbs; the page's script fetches it when the document changes. Signed-out callers get
+// 401 (a script cannot follow a redirect to the sign-in page usefully).
+func (w *Web) documentBody(e *core.RequestEvent) error {
+	u := user(e)
+	if u == nil {
+		return e.String(http.StatusUnauthorized, "sign in again to follow this document")
+	}
+	world, _, err := w.world(e, u)
+	if err != nil {
+		return e.String(http.StatusNotFound, "not found")
+	}
+	eraID, eraName, _, err := w.eraOf(e, world.ID)
+	if err != nil {
+		return e.String(http.StatusNotFound, "not found")
+	}
+	d, err := w.Store.Document(world.ID, e.Request.PathValue("id"), eraID)
+	if err != nil {
+		return e.String(http.StatusNotFound, "not found")
+	}
+	body, err := w.documentBodyView(world, d, eraID, eraName)
+	if err != nil {
+		return err
+	}
+	return render(e, http.StatusOK, views.DocumentBodyView(body))
+}
+
+// crumbs returns the folders above d, outermost first.
+func (w *Web) crumbs(world store.World, d store.Document, eraID string) []views.Crumb {
+	var out []views.Crumb
+	seen := map[string]bool{d.ID: true}
+	for id := d.ParentID; id != "" && !seen[id] && len(out) < maxCrumbs; {
+		seen[id] = true
+		f, err := w.Store.Document(world.ID, id, eraID)
+		if err != nil {
+			break
+		}
+		out = append([]views.Crumb{{Name: f.Name, Href: documentURL(world.Slug, f.ID, eraID)}}, out...)
+		id = f.ParentID
+	}
+	return out
+}
+
+// documentBodyView reads a document's content in an era and shapes it for its type.
+func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraName string) (views.DocumentBody, error) {
+	c, err := w.Store.Content(d, eraID)
+	if err != nil {
+		return views.DocumentBody{}, err
+	}
+	b := views.DocumentBody{ID: d.ID, DocumentType: d.DocumentType, Name: d.Name, EraName: eraName,
+		Version: c.Version, Source: c.Source, Text: c.Text}
+	if !ops.IsBuiltin(d.DocumentType) {
+		return b, nil
+	}
+	doc, err := ops.Decode(d.DocumentType, c.Data)
+	if err != nil {
+		return b, nil // a stored copy that no longer decodes: its text projection
+	}
+	switch x := doc.(type) {
+	case *ops.Timeline:
+		t := &views.TimelineView{}
+		for _, ev := range x.Events {
+			when, dt := humanDate(ev.DateMs, ev.Precision)
+			t.Events = append(t.Events, views.TimelineEvent{ID: ev.ID, Label: ev.Label, When: when, Datetime: dt,
+				Precision: ev.Precision, Description: ev.Description})
+		}
+		b.Timeline = t
+	case *ops.Card:
+		if x.Name != "" {
+			b.Name = x.Name
+		}
+		cv := &views.CardView{Aliases: x.Aliases}
+		for _, p := range x.Properties {
+			cv.Properties = append(cv.Properties, views.PropertyView{Key: p.Key, Value: p.Value})
+		}
+		for _, s := range x.Sections {
+			cv.Sections = append(cv.Sections, views.SectionView{ID: s.ID, Title: s.Title, HTML: renderMarkdown(s.Body)})
+		}
+		b.Card = cv
+	case *ops.Map:
+		m := &views.MapView{Image: views.MapImage{URL: x.Image.URL, Width: x.Image.Width, Height: x.Image.Height}, Pins: []views.PinView{}}
+		for _, p := range x.Pins {
+			pin := views.PinView{ID: p.ID, X: p.X, Y: p.Y, Label: p.Label}
+			if p.DocumentID != "" {
+				pin.Href = documentURL(world.Slug, p.DocumentID, eraID)
+			}
+			m.Pins = append(m.Pins, pin)
+		}
+		b.Map = m
+	case *ops.Animator:
+		a := &views.AnimatorView{ModelURL: x.Model.URL, ModelName: x.Model.Name, ActiveClipID: x.ActiveClipID}
+		for _, cl := range x.Clips {
+			a.Clips = append(a.Clips, cl.ID)
+		}
+		b.Animator = a
+	case *ops.Folder:
+		children, _, err := w.Store.Documents(world.ID, store.DocumentFilter{EraID: eraID, ParentID: &d.ID}, allRows)
+		if err != nil {
+			return views.DocumentBody{}, err
+		}
+		b.Folder = &views.FolderView{Description: x.Description, Children: docTree(children, world.Slug, eraID)}
+	}
+	return b, nil
+}

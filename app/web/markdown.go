@@ -1,0 +1,48 @@
+package web
+
+import (
+	"bytes"
+	"html"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// markdown turns card section bodies into HTML. Raw HTML in the source is dropped by goldmark
+// (no html.WithUnsafe) and everything it outputs is sanitised again by bluemonday's UGC
+// policy, so a body can never carry a script, an event handler or a javascript: link.
+var markdown = goldmark.New(
+	goldmark.WithExtensions(extension.GFM),
+	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(headingShift{by: 2}, 100))),
+)
+
+// ugc is safe for concurrent use once built.
+var ugc = bluemonday.UGCPolicy()
+
+// renderMarkdown returns the sanitised HTML of a Markdown text.
+func renderMarkdown(src string) string {
+	var buf bytes.Buffer
+	if err := markdown.Convert([]byte(src), &buf); err != nil {
+		return "<p>" + html.EscapeString(src) + "</p>"
+	}
+	return ugc.Sanitize(buf.String())
+}
+
+// headingShift moves Markdown headings down the outline: a section body sits under the page's
+// h1 and the section's h2, so its "# Heading" becomes an h3.
+type headingShift struct{ by int }
+
+// Transform implements parser.ASTTransformer.
+func (h headingShift) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if hd, ok := n.(*ast.Heading); ok && entering {
+			hd.Level = min(hd.Level+h.by, 6)
+		}
+		return ast.WalkContinue, nil
+	})
+}

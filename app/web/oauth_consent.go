@@ -1,0 +1,156 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/views"
+)
+
+// The OAuth consent page: the browser half of the authorization server (RFC 6749 §4.1.1).
+// The machine endpoints (token, registration, revocation) live in app/mcp.
+
+// authParams are the authorization request parameters carried through the consent form.
+var authParams = []string{"response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "state", "resource", "scope"}
+
+// authRequest is a validated authorization request.
+type authRequest struct {
+	params   url.Values
+	client   auth.Client
+	redirect *url.URL
+	resource string
+}
+
+// checkAuthRequest validates a request. A bad client or redirect URI is shown to the user
+// (never redirected to); other problems are sent back to the client's redirect URI.
+func (w *Web) checkAuthRequest(e *core.RequestEvent, q url.Values) (*authRequest, bool, error) {
+	client, err := w.OAuth.Client(q.Get("client_id"))
+	if err != nil {
+		return nil, false, w.errorPage(e, http.StatusBadRequest, "Unknown app", "This connection request names an app that is not registered here. Start the connection again from the app.")
+	}
+	redirect, err := url.Parse(q.Get("redirect_uri"))
+	if err != nil || !slices.Contains(client.RedirectURIs, q.Get("redirect_uri")) {
+		return nil, false, w.errorPage(e, http.StatusBadRequest, "Wrong return address", "This connection request's redirect address does not match the app's registration, so it was stopped.")
+	}
+	r := &authRequest{params: q, client: client, redirect: redirect}
+	switch {
+	case q.Get("response_type") != "code":
+		return nil, false, w.redirectError(e, r, "unsupported_response_type", "response_type must be code")
+	case q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256":
+		return nil, false, w.redirectError(e, r, "invalid_request", "PKCE with code_challenge_method S256 is required")
+	}
+	resource, err := w.OAuth.CheckResource(q.Get("resource"))
+	if err != nil {
+		return nil, false, w.redirectError(e, r, "invalid_target", err.(*auth.OAuthError).Description)
+	}
+	r.resource = resource
+	return r, true, nil
+}
+
+// sendBack redirects to the client with params plus state and iss (RFC 9207).
+func (w *Web) sendBack(e *core.RequestEvent, r *authRequest, params url.Values) error {
+	u := *r.redirect
+	q := u.Query()
+	for k, vs := range params {
+		q[k] = vs
+	}
+	if s := r.params.Get("state"); s != "" {
+		q.Set("state", s)
+	}
+	q.Set("iss", w.Config.BaseURL)
+	u.RawQuery = q.Encode()
+	return e.Redirect(http.StatusFound, u.String())
+}
+
+func (w *Web) redirectError(e *core.RequestEvent, r *authRequest, code, desc string) error {
+	return w.sendBack(e, r, url.Values{"error": {code}, "error_description": {desc}})
+}
+
+// authorizeForm shows the consent page (signing in first if needed).
+func (w *Web) authorizeForm(e *core.RequestEvent) error {
+	r, ok, err := w.checkAuthRequest(e, e.Request.URL.Query())
+	if !ok {
+		return err
+	}
+	u, err := requireUser(e)
+	if u == nil {
+		return err
+	}
+	v := views.ConsentView{ClientName: r.client.Name, RedirectHost: r.redirect.Host, Params: map[string]string{}}
+	if v.ClientName == "" {
+		v.ClientName = "An unnamed app"
+	}
+	for _, k := range authParams {
+		if val := r.params.Get(k); val != "" {
+			v.Params[k] = val
+			v.Keys = append(v.Keys, k)
+		}
+	}
+	sort.Strings(v.Keys)
+	return render(e, http.StatusOK, views.ConsentPage(page(e, "Connect an app"), v))
+}
+
+// authorizeDecision takes the user's approval or denial (CSRF-checked by the middleware).
+func (w *Web) authorizeDecision(e *core.RequestEvent) error {
+	if err := e.Request.ParseForm(); err != nil {
+		return w.errorPage(e, http.StatusBadRequest, "Bad request", "The form could not be read.")
+	}
+	r, ok, err := w.checkAuthRequest(e, e.Request.PostForm)
+	if !ok {
+		return err
+	}
+	u, err := requireUser(e)
+	if u == nil {
+		return err
+	}
+	if e.Request.PostForm.Get("decision") != "approve" {
+		return w.redirectError(e, r, "access_denied", "the user denied the request")
+	}
+	code, err := w.OAuth.IssueCode(r.client.ClientID, u.Id, r.params.Get("redirect_uri"), r.params.Get("code_challenge"), r.resource, r.params.Get("scope"))
+	if err != nil {
+		return err
+	}
+	return w.sendBack(e, r, url.Values{"code": {code}})
+}
+
+// apps lists the user's connected apps.
+func (w *Web) apps(e *core.RequestEvent) error {
+	u, err := requireUser(e)
+	if u == nil {
+		return err
+	}
+	return w.renderApps(e, u, "")
+}
+
+func (w *Web) renderApps(e *core.RequestEvent, u *core.Record, notice string) error {
+	list, err := w.OAuth.ConnectedApps(u.Id)
+	if err != nil {
+		return err
+	}
+	items := make([]views.AppItem, len(list))
+	for i, a := range list {
+		name := a.Name
+		if name == "" {
+			name = a.ClientID
+		}
+		items[i] = views.AppItem{ClientID: a.ClientID, Name: name, Authorized: shortTime(a.Authorized), LastUsedAt: shortTime(a.LastUsedAt)}
+	}
+	return render(e, http.StatusOK, views.AppsPage(page(e, "Connected apps"), items, notice))
+}
+
+// revokeApp disconnects an app: every token the user granted it dies at once.
+func (w *Web) revokeApp(e *core.RequestEvent) error {
+	u, err := requireUser(e)
+	if u == nil {
+		return err
+	}
+	if err := w.OAuth.RevokeApp(u.Id, e.Request.PathValue("clientId")); err != nil {
+		return err
+	}
+	return w.renderApps(e, u, "The app is disconnected. It can no longer use your account.")
+}

@@ -1,0 +1,416 @@
+// Live pages. The world page keeps its document tree, eras and projects in step with the
+// world's event stream; a document page swaps in a fresh body from the server after every
+// change to the document and shows who is watching it.
+//
+// Streams are plain EventSource connections (same origin, so the session cookie goes along).
+// A page resumes from the point it was rendered at (?lastEventId=), so nothing falls between
+// the server's render and the connection; on a reconnect the browser sends Last-Event-ID.
+// Everything shown comes from textContent or from HTML the server rendered: nothing here
+// builds HTML from strings.
+(function () {
+  "use strict";
+
+  function setStatus(text) {
+    var el = document.querySelector("[data-live-status]");
+    if (el && el.textContent !== text) el.textContent = text;
+  }
+
+  function withParam(url, name, value) {
+    return url + (url.indexOf("?") < 0 ? "?" : "&") + name + "=" + encodeURIComponent(value);
+  }
+
+  // Open streams, closed when the page is hidden: a page kept in the back/forward cache
+  // must not hold a connection (browsers allow six per server), and reopened, resuming
+  // after the last event seen, when it is shown again.
+  var streams = [];
+
+  // follow opens an event stream resuming after the event id `since` ("" for none), and
+  // calls handlers[eventName](data) with each event's parsed JSON data.
+  function follow(url, since, handlers) {
+    if (!window.EventSource || !url) return;
+    var s = { url: url, last: since, handlers: handlers, es: null };
+    streams.push(s);
+    open(s);
+  }
+
+  function open(s) {
+    var es = new EventSource(s.last === "" ? s.url : withParam(s.url, "lastEventId", s.last));
+    s.es = es;
+    es.addEventListener("open", function () { setStatus("Live"); });
+    es.addEventListener("error", function () {
+      setStatus(es.readyState === EventSource.CLOSED ? "Not live: reload the page to catch up" : "Reconnecting…");
+    });
+    Object.keys(s.handlers).forEach(function (name) {
+      es.addEventListener(name, function (ev) {
+        if (ev.lastEventId) s.last = ev.lastEventId;
+        var data;
+        try { data = JSON.parse(ev.data); } catch (e) { return; }
+        s.handlers[name](data);
+      });
+    });
+  }
+
+  window.addEventListener("pagehide", function () {
+    streams.forEach(function (s) {
+      if (s.es) s.es.close();
+      s.es = null;
+    });
+  });
+  window.addEventListener("pageshow", function (ev) {
+    if (!ev.persisted) return;
+    streams.forEach(function (s) {
+      if (!s.es) open(s);
+    });
+  });
+
+  function byDataID(root, id) {
+    return root.querySelector('li[data-id="' + CSS.escape(id) + '"]');
+  }
+
+  // toggleEmpty shows a list, or its "nothing yet" message when it has no items.
+  function toggleEmpty() {
+    document.querySelectorAll("[data-empty-for]").forEach(function (msg) {
+      var list = document.getElementById(msg.getAttribute("data-empty-for"));
+      if (!list) return;
+      var empty = list.children.length === 0;
+      list.hidden = empty;
+      msg.hidden = !empty;
+    });
+  }
+
+  // compareDocs orders a folder's documents as the server does (app/web/worlds.go): folders
+  // first, then by name ignoring case, then by name and id.
+  function compareDocs(a, b) {
+    var fa = a.type === "folder" ? 0 : 1, fb = b.type === "folder" ? 0 : 1;
+    if (fa !== fb) return fa - fb;
+    var la = a.name.toLowerCase(), lb = b.name.toLowerCase();
+    if (la !== lb) return la < lb ? -1 : 1;
+    if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  }
+
+  function docKey(li) {
+    return { type: li.dataset.type || "", name: li.dataset.name || "", id: li.dataset.id || "" };
+  }
+
+  // ---- World page ------------------------------------------------------------------------
+
+  function initWorld(root) {
+    var slug = root.dataset.slug || "";
+    var era = root.dataset.era || "";
+    var chain = [""];
+    try { chain = JSON.parse(root.dataset.eraChain || '[""]'); } catch (e) { /* main line */ }
+    var tree = document.getElementById("documents");
+    var eras = document.getElementById("eras");
+    var projects = document.getElementById("projects");
+    if (!tree) return;
+
+    function docHref(id) {
+      var href = "/w/" + encodeURIComponent(slug) + "/d/" + encodeURIComponent(id);
+      return era ? withParam(href, "era", era) : href;
+    }
+
+    function makeItem(doc) {
+      var li = document.createElement("li");
+      li.dataset.testid = "document";
+      li.dataset.id = doc.id;
+      var a = document.createElement("a");
+      a.href = docHref(doc.id);
+      a.dataset.testid = "document-link";
+      var type = document.createElement("span");
+      type.className = "doc-type";
+      li.append(a, " ", type);
+      return li;
+    }
+
+    function setItem(li, doc) {
+      li.dataset.type = doc.documentType || "";
+      li.dataset.name = doc.name || "";
+      li.querySelector(":scope > a").textContent = doc.name || "";
+      li.querySelector(":scope > .doc-type").textContent = doc.documentType || "";
+    }
+
+    // listFor returns the list a document filed under parentId goes in (the top level when
+    // the folder is not shown, or when li itself is that folder or one of its ancestors).
+    function listFor(parentId, li) {
+      var folder = parentId ? byDataID(tree, parentId) : null;
+      if (!folder || li.contains(folder)) return tree;
+      var ul = folder.querySelector(":scope > ul");
+      if (!ul) {
+        ul = document.createElement("ul");
+        folder.appendChild(ul);
+      }
+      return ul;
+    }
+
+    function dropIfEmpty(ul) {
+      if (ul && ul !== tree && ul.children.length === 0) ul.remove();
+    }
+
+    function place(li, parentId) {
+      var from = li.parentElement;
+      var ul = listFor(parentId, li);
+      var key = docKey(li), before = null;
+      for (var c = ul.firstElementChild; c; c = c.nextElementSibling) {
+        if (c !== li && compareDocs(key, docKey(c)) < 0) { before = c; break; }
+      }
+      if (before !== li.nextElementSibling || from !== ul) ul.insertBefore(li, before);
+      if (from !== ul) dropIfEmpty(from);
+    }
+
+    // created adds a new document when it belongs to an era this page shows.
+    function created(doc) {
+      if (!doc || !doc.id || chain.indexOf(doc.eraId || "") < 0) return;
+      var li = byDataID(tree, doc.id) || makeItem(doc);
+      setItem(li, doc);
+      place(li, doc.parentId || "");
+      toggleEmpty();
+    }
+
+    // changed follows a rename or a move (metadata is the same in every era).
+    function changed(doc) {
+      var li = doc && doc.id ? byDataID(tree, doc.id) : null;
+      if (!li) return;
+      setItem(li, doc);
+      place(li, doc.parentId || "");
+    }
+
+    function remove(li) {
+      var from = li.parentElement;
+      li.remove();
+      dropIfEmpty(from);
+      toggleEmpty();
+    }
+
+    // deleted removes a document once the server confirms it is gone from this page's era:
+    // a deletion in another era (or one forked from this one) leaves it visible here.
+    function deleted(doc) {
+      var li = doc && doc.id ? byDataID(tree, doc.id) : null;
+      if (!li) return;
+      var url = (root.dataset.documentsApi || "") + encodeURIComponent(doc.id);
+      fetch(era ? withParam(url, "era", era) : url, { credentials: "same-origin", cache: "no-store" })
+        .then(function (res) {
+          if (res.status === 404) remove(li);
+        })
+        .catch(function () { /* keep it; a reload will tell */ });
+    }
+
+    function addEra(e) {
+      if (!eras || !e || !e.id || byDataID(eras, e.id)) return;
+      var li = document.createElement("li");
+      li.dataset.id = e.id;
+      li.dataset.testid = "era";
+      var a = document.createElement("a");
+      a.href = withParam("/w/" + encodeURIComponent(slug), "era", e.id);
+      a.textContent = e.name || "";
+      li.appendChild(a);
+      eras.appendChild(li);
+    }
+
+    function addProject(p) {
+      if (!projects || !p || !p.id || byDataID(projects, p.id)) return;
+      var li = document.createElement("li");
+      li.dataset.id = p.id;
+      li.dataset.testid = "project";
+      var kind = document.createElement("span");
+      kind.className = "badge";
+      kind.textContent = p.kind || "";
+      li.append(p.name || "", " ", kind);
+      projects.appendChild(li);
+      toggleEmpty();
+    }
+
+    // reload re-reads the lists from the server, when the stream says too much was missed.
+    function reload() {
+      fetch(window.location.href, { credentials: "same-origin", cache: "no-store" })
+        .then(function (res) {
+          if (!res.ok) throw new Error("HTTP " + res.status);
+          return res.text();
+        })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, "text/html");
+          [tree, eras, projects].forEach(function (el) {
+            var next = el && fresh.getElementById(el.id);
+            if (next) el.replaceChildren.apply(el, Array.from(next.childNodes).map(function (n) { return document.importNode(n, true); }));
+          });
+          toggleEmpty();
+        })
+        .catch(function () { setStatus("Not live: reload the page to catch up"); });
+    }
+
+    follow(root.dataset.stream, root.dataset.seq || "", {
+      "document.created": function (ev) { created(ev.document); },
+      "document.renamed": function (ev) { changed(ev.document); },
+      "document.moved": function (ev) { changed(ev.document); },
+      "document.deleted": function (ev) { deleted(ev.document); },
+      "era.created": function (ev) { addEra(ev.era); },
+      "project.created": function (ev) { addProject(ev.project); },
+      "reset": reload,
+    });
+  }
+
+  // ---- Document page ---------------------------------------------------------------------
+
+  function initials(name) {
+    var parts = String(name || "").trim().split(/[\s@._-]+/).filter(Boolean);
+    if (parts.length === 0) return "?";
+    var first = Array.from(parts[0]);
+    var s = parts.length > 1 ? first[0] + Array.from(parts[parts.length - 1])[0] : first.slice(0, 2).join("");
+    return s.toUpperCase();
+  }
+
+  // showPresence draws one avatar per viewer: initials on a circle in the viewer's colour.
+  function showPresence(viewers) {
+    var bar = document.querySelector("[data-presence-bar]");
+    var list = bar && bar.querySelector("ul");
+    if (!list) return;
+    list.replaceChildren();
+    viewers.forEach(function (v) {
+      var li = document.createElement("li");
+      li.dataset.testid = "viewer";
+      li.dataset.id = v.id || "";
+      li.title = v.name || "";
+      var ini = document.createElement("span");
+      ini.setAttribute("aria-hidden", "true");
+      ini.textContent = initials(v.name);
+      var name = document.createElement("span");
+      name.className = "sr-only";
+      name.textContent = v.name || "";
+      li.append(ini, name);
+      if (/^#[0-9a-fA-F]{3,8}$/.test(v.colour || "")) li.style.backgroundColor = v.colour; // CSSOM: allowed by the CSP
+      list.appendChild(li);
+    });
+    bar.hidden = viewers.length === 0;
+  }
+
+  // syncAttributes gives a kept element the attributes of its fresh copy, leaving alone what
+  // scripts manage on it (class, style, hidden).
+  function syncAttributes(el, fresh) {
+    var skip = { "class": true, "style": true, "hidden": true };
+    Array.from(el.attributes).forEach(function (a) {
+      if (!skip[a.name] && !fresh.hasAttribute(a.name)) el.removeAttribute(a.name);
+    });
+    Array.from(fresh.attributes).forEach(function (a) {
+      if (!skip[a.name] && el.getAttribute(a.name) !== a.value) el.setAttribute(a.name, a.value);
+    });
+  }
+
+  // moveInto puts node before ref without disconnecting it where the browser can (a kept
+  // <model-viewer> or map keeps its state), else with a plain move.
+  function moveInto(node, ref) {
+    var parent = ref.parentNode;
+    if (typeof parent.moveBefore === "function") {
+      try { parent.moveBefore(node, ref); return; } catch (e) { /* fall back */ }
+    }
+    parent.insertBefore(node, ref);
+  }
+
+  function initDocument(root) {
+    var body = function () { return root.querySelector("#doc-body"); };
+    var shown = function () {
+      var b = body();
+      return b ? parseInt(b.dataset.version, 10) || 0 : 0;
+    };
+    var wanted = shown(), dirty = false, loading = false;
+
+    // swap replaces the body with the server's fresh one. Elements marked data-keep (the 3D
+    // model, the map) stay in place and only take the new attributes; the scroll position
+    // and, where it can be found again, the keyboard focus are kept.
+    function swap(html) {
+      var cur = body();
+      var tpl = document.createElement("template");
+      tpl.innerHTML = html;
+      var next = tpl.content.querySelector("#doc-body");
+      if (!cur || !next) return;
+      var kept = [];
+      next.querySelectorAll("[data-keep][id]").forEach(function (fresh) {
+        var old = cur.querySelector("#" + CSS.escape(fresh.id));
+        if (!old || old.tagName !== fresh.tagName || !old.hasAttribute("data-keep")) return;
+        var mark = document.createComment("kept");
+        fresh.replaceWith(mark);
+        kept.push({ old: old, fresh: fresh, mark: mark });
+      });
+      var x = window.scrollX, y = window.scrollY;
+      var active = document.activeElement;
+      var focusID = active && cur.contains(active) ? active.id : "";
+      cur.parentNode.insertBefore(next, cur);
+      kept.forEach(function (k) {
+        syncAttributes(k.old, k.fresh);
+        moveInto(k.old, k.mark);
+        k.mark.remove();
+      });
+      cur.remove();
+      window.scrollTo(x, y);
+      if (focusID) {
+        var f = document.getElementById(focusID);
+        if (f) f.focus({ preventScroll: true });
+      }
+      document.dispatchEvent(new CustomEvent("loreweave:swap", { detail: { root: next } }));
+    }
+
+    // pump fetches a fresh body when one is wanted, one request at a time.
+    function pump() {
+      if (loading || (!dirty && wanted <= shown())) return;
+      loading = true;
+      dirty = false;
+      fetch(root.dataset.bodyUrl, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
+        .then(function (res) {
+          if (!res.ok) throw new Error("HTTP " + res.status);
+          return res.text();
+        })
+        .then(function (html) {
+          swap(html);
+          loading = false;
+          pump();
+        })
+        .catch(function (err) {
+          loading = false;
+          setStatus(String(err && err.message) === "HTTP 404"
+            ? "This document was deleted, or you can no longer see it"
+            : "Could not show the latest changes: reload the page");
+        });
+    }
+
+    function want(version) {
+      if (typeof version === "number" && version > wanted) wanted = version;
+      pump();
+    }
+
+    follow(root.dataset.stream, String(shown()), {
+      ops: function (ev) { want(ev.version); },
+      snapshot: function (ev) {
+        if (ev.version !== shown()) {
+          dirty = true;
+          want(ev.version);
+        }
+      },
+      presence: function (ev) { showPresence(ev.viewers || []); },
+    });
+
+    // A folder page also lists the folder's documents: follow the world for those.
+    var folderID = root.dataset.documentId;
+    if (root.dataset.worldStream && folderID) {
+      var touches = function (ev) {
+        var d = ev.document;
+        if (!d) return;
+        var b = body();
+        if (d.parentId === folderID || (b && byDataID(b, d.id))) {
+          dirty = true;
+          pump();
+        }
+      };
+      follow(root.dataset.worldStream, root.dataset.worldSeq || "", {
+        "document.created": touches,
+        "document.renamed": touches,
+        "document.moved": touches,
+        "document.deleted": touches,
+        "reset": function () { dirty = true; pump(); },
+      });
+    }
+  }
+
+  var world = document.querySelector("[data-world-live]");
+  if (world) initWorld(world);
+  var doc = document.querySelector("[data-doc-live]");
+  if (doc) initDocument(doc);
+})();
