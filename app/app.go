@@ -80,7 +80,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 			return err
 		}
 		lw.MCP.Register(se.Router)
-		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config, OAuth: lw.OAuth}
+		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config, OAuth: lw.OAuth, Search: searcher}
 		w.Register(se.Router)
 		return se.Next()
 	})

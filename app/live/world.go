@@ -11,6 +11,9 @@ import (
 type WorldEvent struct {
 	Kind string `json:"kind"`
 	Seq  int64  `json:"seq"`
+	// EraID is the era the change was made in ("" = the main line): a document deleted in an
+	// era is still there on the main line.
+	EraID string `json:"eraId"`
 	// Document is set for document.* events.
 	Document *DocumentMeta `json:"document,omitempty"`
 	// Era is set for era.created.
@@ -57,7 +60,7 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 	if !worldKinds[r.Kind] || r.World == "" {
 		return WorldEvent{}, false
 	}
-	ev := WorldEvent{Kind: r.Kind, Seq: r.Seq}
+	ev := WorldEvent{Kind: r.Kind, Seq: r.Seq, EraID: r.Era}
 	switch r.Kind {
 	case "era.created":
 		e, err := h.store.Era(r.World, r.Era)

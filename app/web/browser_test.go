@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/loreweave/loreweave/app/apptest"
 )
@@ -302,5 +303,17 @@ func TestBrowserLivePages(t *testing.T) {
 				t.Fatal("the page brought back did not catch up")
 			}
 		}
+	})
+
+	t.Run("search as you type", func(t *testing.T) {
+		do(t, ctx, chromedp.Navigate(s.URL+"/w/"+w.Slug), chromedp.WaitVisible(chromedp.CSS(`[data-testid="search-input"]`)))
+		do(t, ctx, chromedp.SendKeys(chromedp.CSS(`[data-testid="search-input"]`), "Foundi"))
+		waitJS(t, ctx, "results while typing", `(() => { const h = document.querySelector('[data-testid="search-hit"]');
+			return !!h && h.textContent.includes("History") && !!h.querySelector("mark") })()`)
+		noReload(t, ctx)
+		do(t, ctx, chromedp.KeyEvent(kb.ArrowDown))
+		waitJS(t, ctx, "arrow key moves into the results", `document.activeElement === document.querySelector('[data-testid="search-hit"] a')`)
+		do(t, ctx, chromedp.KeyEvent(kb.Escape))
+		waitJS(t, ctx, "escape returns to the box", `document.activeElement === document.querySelector('[data-testid="search-input"]')`)
 	})
 }

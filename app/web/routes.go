@@ -26,6 +26,7 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.POST("/logout", w.logout)
 	g.POST("/worlds", w.createWorld)
 	g.GET("/w/{slug}", w.worldPage)
+	g.GET("/w/{slug}/search", w.searchWorld)
 	g.GET("/w/{slug}/d/{id}", w.documentPage)
 	g.GET("/w/{slug}/d/{id}/body", w.documentBody)
 	g.GET("/settings/api-keys", w.apiKeys)

@@ -31,6 +31,8 @@ type Web struct {
 	Config config.Config
 	// OAuth backs the MCP connector's consent page and the connected apps settings.
 	OAuth *auth.OAuth
+	// Search answers the world page's search box.
+	Search Searcher
 
 	crossOrigin *http.CrossOriginProtection
 }

@@ -13,3 +13,25 @@
     });
   });
 })();
+
+// World search box: ArrowDown moves from the box into the results, the arrows move between
+// them, Escape returns to the box.
+(function () {
+  "use strict";
+  document.addEventListener("keydown", function (ev) {
+    var box = ev.target.closest && ev.target.closest(".world-search");
+    if (!box) return;
+    var input = box.querySelector("input[name=q]");
+    var links = Array.prototype.slice.call(box.querySelectorAll("#search-results a"));
+    var i = links.indexOf(document.activeElement);
+    if (ev.key === "ArrowDown" && links.length) {
+      ev.preventDefault();
+      links[Math.min(i + 1, links.length - 1)].focus();
+    } else if (ev.key === "ArrowUp" && links.length) {
+      ev.preventDefault();
+      if (i <= 0) input.focus(); else links[i - 1].focus();
+    } else if (ev.key === "Escape" && i >= 0) {
+      input.focus();
+    }
+  });
+})();

@@ -1,0 +1,55 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/search"
+	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/views"
+)
+
+// Searcher answers search queries; the search package provides it.
+type Searcher interface {
+	Search(q search.Query) (search.Results, error)
+}
+
+// searchWorld answers the world page's search box: an htmx fragment of results as the user
+// types, or the world's search page without JavaScript. The web app is never plan-gated.
+func (w *Web) searchWorld(e *core.RequestEvent) error {
+	u, err := requireUser(e)
+	if u == nil {
+		return err
+	}
+	world, _, err := w.world(e, u)
+	if err != nil {
+		return w.notFound(e)
+	}
+	eraID, _, _, err := w.eraOf(e, world.ID)
+	if err != nil {
+		return w.notFound(e)
+	}
+	q := e.Request.URL.Query().Get("q")
+	if len([]rune(q)) > 500 {
+		q = string([]rune(q)[:500])
+	}
+	var hits []views.SearchHit
+	searched := strings.TrimSpace(q) != ""
+	if searched {
+		res, err := w.Search.Search(search.Query{WorldID: world.ID, EraID: eraID, Text: q, Page: store.Page{Page: 1, PerPage: 20}})
+		if err != nil {
+			return err
+		}
+		for _, h := range res.Hits {
+			hits = append(hits, views.SearchHit{Name: h.Name, DocumentType: h.DocumentType, Href: documentURL(world.Slug, h.ID, eraID), Snippet: h.Snippet})
+		}
+	}
+	if e.Request.Header.Get("HX-Request") == "true" {
+		return render(e, http.StatusOK, views.SearchResults(q, hits, searched))
+	}
+	p := page(e, "Search "+world.Name)
+	p.Theme = world.Theme
+	return render(e, http.StatusOK, views.SearchPage(p, world.Name, worldURL(world.Slug, eraID), views.SearchBox(world.Slug, eraID, q, hits, searched)))
+}
