@@ -11,8 +11,8 @@ import (
 type WorldEvent struct {
 	Kind string `json:"kind"`
 	Seq  int64  `json:"seq"`
-	// EraID is the era the change was made in ("" = the main line): a document deleted in an
-	// era is still there on the main line.
+	// EraID is, for document events, the era the change was made in ("" = the main line): a
+	// document deleted in an era is still there on the main line.
 	EraID string `json:"eraId"`
 	// Document is set for document.* events.
 	Document *DocumentMeta `json:"document,omitempty"`
@@ -60,7 +60,7 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 	if !worldKinds[r.Kind] || r.World == "" {
 		return WorldEvent{}, false
 	}
-	ev := WorldEvent{Kind: r.Kind, Seq: r.Seq, EraID: r.Era}
+	ev := WorldEvent{Kind: r.Kind, Seq: r.Seq}
 	switch r.Kind {
 	case "era.created":
 		e, err := h.store.Era(r.World, r.Era)
@@ -85,6 +85,7 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 			d = store.Document{ID: r.Document, EraID: r.Era} // deleted: the id is what matters
 		}
 		ev.Document = &DocumentMeta{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID, EraID: d.EraID}
+		ev.EraID = r.Era
 	}
 	return ev, true
 }
