@@ -4,7 +4,9 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"net"
 	"path/filepath"
 	"strings"
@@ -51,6 +53,13 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 	lw.MCP.Access, lw.MCP.OAuth = access, lw.OAuth
 	lw.Live = live.New(lw.Store, access, lw.Keys)
 
+	// The search index is derived data: backups leave it out (a copy taken mid-write could be
+	// torn) and the server rebuilds it from the database when it starts without one.
+	pb.OnBackupCreate().BindFunc(func(e *core.BackupEvent) error {
+		e.Exclude = append(e.Exclude, searchDir)
+		return e.Next()
+	})
+
 	pb.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		if lw.Config.BaseURL == "" {
 			lw.Config.BaseURL = baseURL(se.Server.Addr)
@@ -64,7 +73,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		if err := lw.Live.Start(); err != nil {
 			return err
 		}
-		idx, err := search.Open(SearchPath(pb))
+		idx, err := openSearch(pb)
 		if err != nil {
 			return err
 		}
@@ -102,8 +111,27 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 	return lw
 }
 
+const searchDir = "search.bleve"
+
 // SearchPath is where the search index lives: search.bleve in the data directory.
-func SearchPath(pb core.App) string { return filepath.Join(pb.DataDir(), "search.bleve") }
+func SearchPath(pb core.App) string { return filepath.Join(pb.DataDir(), searchDir) }
+
+// openSearch opens the search index. An index that cannot be opened (damaged by a disk
+// fault, say) is moved aside and rebuilt from the database: it holds nothing that is not
+// there.
+func openSearch(pb core.App) (*search.Index, error) {
+	path := SearchPath(pb)
+	idx, err := search.Open(path)
+	if err == nil || errors.Is(err, search.ErrLocked) {
+		return idx, err
+	}
+	aside := fmt.Sprintf("%s.broken-%d", path, time.Now().Unix())
+	pb.Logger().Error("search: the index cannot be opened; rebuilding it", "error", err.Error(), "movedTo", aside)
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return nil, fmt.Errorf("search: move the broken index aside: %w (open: %v)", rerr, err)
+	}
+	return search.Open(path)
+}
 
 // baseURL derives the public URL from a listen address ("0.0.0.0:8090" -> localhost).
 func baseURL(addr string) string {
