@@ -46,6 +46,7 @@ type Loreweave struct {
 // Setup installs Loreweave into pb. Routes and workers start when pb serves.
 func Setup(pb core.App, cfg config.Config) *Loreweave {
 	lw := &Loreweave{PB: pb, Config: cfg, Store: store.New(pb), Keys: auth.NewKeys(pb)}
+	lw.Keys.Watch(lw.Store)
 	lw.MCP = &mcp.Server{Store: lw.Store, Keys: lw.Keys}
 	lw.OAuth = &auth.OAuth{App: pb, Resources: lw.MCP.Resources}
 	lw.Auth = &auth.Authenticator{App: pb, Keys: lw.Keys, Tokens: lw.OAuth}
@@ -69,7 +70,9 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		// flight, not idle, and clear their own write deadlines.
 		se.Server.ReadHeaderTimeout = 10 * time.Second
 		se.Server.IdleTimeout = 2 * time.Minute
-		lw.Store.Start()
+		if err := lw.Store.Start(); err != nil {
+			return err
+		}
 		if err := lw.Live.Start(); err != nil {
 			return err
 		}

@@ -98,11 +98,46 @@ type Keys struct {
 
 	mu       sync.Mutex
 	lastSeen map[string]time.Time // key id -> last lastUsedAt write
+	// cache maps a key's hash to its principal for keyCacheTTL. Revocations forget at once
+	// (in this process) or when their outbox row arrives (the command line); gen keeps a
+	// lookup racing a revocation from caching the key again.
+	cache map[string]cachedKey
+	gen   uint64
 }
+
+type cachedKey struct {
+	p  Principal
+	at time.Time
+}
+
+const keyCacheTTL = time.Minute
 
 // NewKeys returns the key store on app's database.
 func NewKeys(app core.App) *Keys {
-	return &Keys{app: app, lastSeen: map[string]time.Time{}}
+	return &Keys{app: app, lastSeen: map[string]time.Time{}, cache: map[string]cachedKey{}}
+}
+
+// Watch makes the key cache follow revocations made by other processes.
+func (k *Keys) Watch(s *store.Store) {
+	s.OnOutbox(func(rows []store.OutboxRow) {
+		for _, r := range rows {
+			if r.Kind == "key.revoked" {
+				k.forget(r.Subject)
+			}
+		}
+	})
+}
+
+// forget drops a key (by id) from the cache.
+func (k *Keys) forget(id string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.gen++
+	for h, c := range k.cache {
+		if c.p.CredentialID == id {
+			delete(k.cache, h)
+		}
+	}
 }
 
 // Create makes a new key for userID and returns its secret (shown once) and record.
@@ -149,6 +184,7 @@ func (k *Keys) Get(id string) (Key, error) {
 // Revoke revokes a key at once. userID, when not empty, must own the key. It writes an outbox
 // row so that a running server (when the CLI revokes) closes the streams that use it.
 func (k *Keys) Revoke(userID, id string) error {
+	defer k.forget(id)
 	return k.app.RunInTransaction(func(tx core.App) error {
 		q := "UPDATE api_keys SET revokedAt = {:t} WHERE id = {:id} AND revokedAt = ''"
 		p := dbx.Params{"t": dbNow(), "id": id}
@@ -174,6 +210,15 @@ func (k *Keys) Authenticate(secret string) (Principal, error) {
 	if !WellFormedKey(secret) {
 		return Principal{}, apierr.Unauthenticated("the API key is malformed; copy it again from Settings → API keys")
 	}
+	hash := HashKey(secret)
+	k.mu.Lock()
+	c, ok := k.cache[hash]
+	gen := k.gen
+	k.mu.Unlock()
+	if ok && time.Since(c.at) < keyCacheTTL {
+		k.touch(c.p.CredentialID)
+		return c.p, nil
+	}
 	var row struct {
 		ID        string `db:"id"`
 		UserID    string `db:"user"`
@@ -182,12 +227,21 @@ func (k *Keys) Authenticate(secret string) (Principal, error) {
 		Name      string `db:"name"`
 	}
 	err := k.app.DB().NewQuery(`SELECT k.id, k.user, k.revokedAt, u.email, u.name FROM api_keys k JOIN users u ON u.id = k.user
-		WHERE k.hash = {:hash}`).Bind(dbx.Params{"hash": HashKey(secret)}).One(&row)
+		WHERE k.hash = {:hash}`).Bind(dbx.Params{"hash": hash}).One(&row)
 	if err != nil || row.RevokedAt != "" {
 		return Principal{}, apierr.Unauthenticated("the API key is unknown or revoked")
 	}
+	p := Principal{UserID: row.UserID, Email: row.Email, Name: row.Name, Kind: KindAPIKey, CredentialID: row.ID}
+	k.mu.Lock()
+	if gen == k.gen {
+		if len(k.cache) > 100_000 {
+			k.cache = map[string]cachedKey{}
+		}
+		k.cache[hash] = cachedKey{p: p, at: time.Now()}
+	}
+	k.mu.Unlock()
 	k.touch(row.ID)
-	return Principal{UserID: row.UserID, Email: row.Email, Name: row.Name, Kind: KindAPIKey, CredentialID: row.ID}, nil
+	return p, nil
 }
 
 // touch records that a key was used, writing at most once a minute per key.

@@ -45,9 +45,8 @@ type Hub struct {
 	keys   *auth.Keys
 	sse    *sse.Server
 
-	// Heartbeat and PollInterval may be shortened by tests before Start.
-	Heartbeat    time.Duration
-	PollInterval time.Duration
+	// Heartbeat may be shortened by tests before Start.
+	Heartbeat time.Duration
 
 	mu      sync.Mutex
 	streams map[string]*stream
@@ -81,27 +80,20 @@ func New(s *store.Store, access auth.Access, keys *auth.Keys) *Hub {
 	srv.SplitData = true
 	srv.BufferSize = 256
 	srv.Headers = map[string]string{"X-Accel-Buffering": "no"}
-	return &Hub{store: s, access: access, keys: keys, sse: srv, Heartbeat: Heartbeat, PollInterval: 250 * time.Millisecond,
+	return &Hub{store: s, access: access, keys: keys, sse: srv, Heartbeat: Heartbeat,
 		streams: map[string]*stream{}, conns: map[*conn]struct{}{}}
 }
 
-// Start subscribes to committed changes and starts the heartbeat and the outbox watcher.
+// Start subscribes to committed changes and to the outbox, and starts the heartbeat.
 func (h *Hub) Start() error {
-	head, err := h.store.OutboxHead()
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.done = make(chan struct{})
 	h.store.OnChange(h.onChange)
+	h.store.OnOutbox(h.onOutbox)
 	go func() {
 		defer close(h.done)
-		var wg sync.WaitGroup
-		wg.Add(2)
-		go func() { defer wg.Done(); h.store.TailOutbox(ctx, head, h.PollInterval, h.onOutbox) }()
-		go func() { defer wg.Done(); h.heartbeats(ctx) }()
-		wg.Wait()
+		h.heartbeats(ctx)
 	}()
 	return nil
 }

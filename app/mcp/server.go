@@ -53,8 +53,6 @@ type Server struct {
 
 	mu     sync.Mutex
 	active map[string]map[*activeRequest]struct{} // credential id -> requests in flight
-	cancel context.CancelFunc
-	done   chan struct{}
 }
 
 type activeRequest struct{ cancel context.CancelFunc }
@@ -113,25 +111,12 @@ func (s *Server) Start() error {
 		limited.ServeHTTP(w, r)
 	})
 
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel, s.done = cancel, make(chan struct{})
-	head, err := s.Store.OutboxHead()
-	if err != nil {
-		return err
-	}
-	go func() {
-		defer close(s.done)
-		s.Store.TailOutbox(ctx, head, 250*time.Millisecond, s.onOutbox)
-	}()
+	s.Store.OnOutbox(s.onOutbox)
 	return nil
 }
 
-// Stop ends the revocation watcher and every request in flight.
+// Stop ends every request in flight.
 func (s *Server) Stop() {
-	if s.cancel != nil {
-		s.cancel()
-		<-s.done
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, reqs := range s.active {

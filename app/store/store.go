@@ -4,6 +4,7 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -26,24 +27,66 @@ type Store struct {
 
 	mu        sync.RWMutex
 	listeners []func(Change)
+	followers []func([]OutboxRow)
 	eraChains sync.Map // era id -> []string chain, immutable once created
+
+	cache  *metaCache
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // New returns a Store on app's database. Start must be called before writes (Setup does).
 func New(app core.App) *Store {
-	return &Store{app: app, locks: newLockTable()}
+	s := &Store{app: app, locks: newLockTable(), cache: newMetaCache()}
+	s.OnOutbox(s.cache.forget)
+	return s
 }
 
-// Start starts the committer goroutine.
-func (s *Store) Start() {
+// OutboxPoll bounds how late a change committed by another process (the command line) is
+// seen by this one.
+const OutboxPoll = 250 * time.Millisecond
+
+// Start starts the committer and the outbox follower.
+func (s *Store) Start() error {
 	s.commits = newCommitter(s.app)
+	head, err := s.OutboxHead()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel, s.done = cancel, make(chan struct{})
+	go func() {
+		defer close(s.done)
+		s.TailOutbox(ctx, head, OutboxPoll, func(rows []OutboxRow) {
+			s.mu.RLock()
+			fs := s.followers
+			s.mu.RUnlock()
+			for _, fn := range fs {
+				fn(rows)
+			}
+		})
+	}()
+	return nil
 }
 
-// Stop drains and stops the committer; later writes fail.
+// Stop stops the outbox follower, then drains and stops the committer; later writes fail.
 func (s *Store) Stop() {
+	if s.cancel != nil {
+		s.cancel()
+		<-s.done
+	}
 	if s.commits != nil {
 		s.commits.stop()
 	}
+}
+
+// OnOutbox registers fn to receive, in order, every outbox row committed after Start, by
+// this process (at once) or another one (within OutboxPoll). fn runs on the follower's
+// goroutine and must not block for long.
+func (s *Store) OnOutbox(fn func([]OutboxRow)) {
+	s.mu.Lock()
+	s.followers = append(s.followers, fn)
+	s.mu.Unlock()
 }
 
 // App returns the PocketBase app the store writes to.

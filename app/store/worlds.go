@@ -144,9 +144,17 @@ const worldCols = "w.id, w.slug, w.name, w.genre, w.theme, w.plan, w.owner, w.cr
 
 // World returns one world by id.
 func (s *Store) World(id string) (World, error) {
+	if w, ok := s.cache.world(id); ok {
+		return w, nil
+	}
+	gen := s.cache.generation()
 	var w World
 	err := s.app.DB().NewQuery("SELECT " + worldCols + " FROM worlds w WHERE w.id = {:id}").Bind(dbx.Params{"id": id}).One(&w)
-	return w, notFound(err)
+	if err != nil {
+		return w, notFound(err)
+	}
+	s.cache.putWorld(gen, w)
+	return w, nil
 }
 
 // WorldBySlug returns one world by slug.
@@ -173,6 +181,10 @@ func (s *Store) WorldsOf(userID string, p Page) ([]MemberWorld, int, error) {
 
 // Role returns userID's role in worldID, or "" if the user is not a member.
 func (s *Store) Role(worldID, userID string) (string, error) {
+	if r, ok := s.cache.role(worldID, userID); ok {
+		return r, nil
+	}
+	gen := s.cache.generation()
 	var role string
 	err := s.app.DB().NewQuery("SELECT role FROM world_members WHERE world = {:w} AND user = {:u}").
 		Bind(dbx.Params{"w": worldID, "u": userID}).Row(&role)
@@ -181,13 +193,14 @@ func (s *Store) Role(worldID, userID string) (string, error) {
 	} else if err != nil {
 		return "", fmt.Errorf("store: role: %w", err)
 	}
+	s.cache.putRole(gen, worldID, userID, role)
 	return role, nil
 }
 
 // SetPlan changes a world's plan. It writes an outbox row so that every process (and the
 // live streams of key and OAuth callers) sees the change.
 func (s *Store) SetPlan(worldID, plan string) error {
-	return s.app.RunInTransaction(func(tx core.App) error {
+	err := s.app.RunInTransaction(func(tx core.App) error {
 		res, err := tx.DB().NewQuery("UPDATE worlds SET plan = {:plan}, updated = {:t} WHERE id = {:id}").
 			Bind(dbx.Params{"plan": plan, "t": now(), "id": worldID}).Execute()
 		if err != nil {
@@ -199,6 +212,11 @@ func (s *Store) SetPlan(worldID, plan string) error {
 		_, err = WriteOutbox(tx.DB(), "world.plan", worldID, "", "", plan)
 		return err
 	})
+	s.cache.forget([]OutboxRow{{Kind: "world.plan", World: worldID}})
+	if err == nil {
+		s.publish(Change{Kind: "world.plan", WorldID: worldID})
+	}
+	return err
 }
 
 // Member is one member of a world.
@@ -256,6 +274,7 @@ func (s *Store) AddMember(worldID, userID, role string) (Member, error) {
 	if err != nil {
 		return Member{}, err
 	}
+	s.cache.forget([]OutboxRow{{Kind: "member.added", World: worldID, Subject: userID}})
 	m, err := s.Member(worldID, userID)
 	if err == nil {
 		s.publish(Change{Kind: "member.added", WorldID: worldID})
@@ -277,6 +296,7 @@ func (s *Store) RemoveMember(worldID, userID string) error {
 		_, err = WriteOutbox(tx.DB(), "member.removed", worldID, "", "", userID)
 		return err
 	})
+	s.cache.forget([]OutboxRow{{Kind: "member.removed", World: worldID, Subject: userID}})
 	if err == nil {
 		s.publish(Change{Kind: "member.removed", WorldID: worldID})
 	}
