@@ -6,8 +6,8 @@ package app
 import (
 	"errors"
 	"fmt"
-	"os"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
