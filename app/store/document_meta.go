@@ -140,6 +140,7 @@ func (s *Store) DeleteDocument(d Document, eraID string, actor Actor) error {
 		seq, err = WriteOutbox(db, "document.deleted", d.WorldID, d.ID, eraID, "")
 		return err
 	})
+	s.states.drop(d.ID, eraID, eraID == MainLine)
 	if err != nil {
 		return fmt.Errorf("store: delete document %s: %w", d.ID, err)
 	}

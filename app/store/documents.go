@@ -189,6 +189,9 @@ func (s *Store) loadState(db dbx.Builder, d Document, chain []string) (row state
 
 // Content returns a document's content as seen from eraID.
 func (s *Store) Content(d Document, eraID string) (Content, error) {
+	if st, ok := s.states.get(d.ID, eraID); ok {
+		return Content{Data: st.data, Text: st.doc.Text(d.Name), Version: st.row.Version, Source: "live"}, nil
+	}
 	chain, err := s.EraChain(d.WorldID, eraID)
 	if err != nil {
 		return Content{}, err
@@ -216,7 +219,12 @@ func (s *Store) Content(d Document, eraID string) (Content, error) {
 		// uninstalled or its shape changed): serve what was stored.
 		return Content{Data: json.RawMessage(row.Data), Text: row.Text, Version: row.Version, Source: "stored"}, nil
 	}
-	return Content{Data: doc.JSON(), Text: doc.Text(d.Name), Version: row.Version, Source: "live"}, nil
+	data := doc.JSON()
+	if row.Era == eraID && !row.Deleted && ops.IsBuiltin(d.DocumentType) {
+		row.Data, row.Text = "", ""
+		s.states.put(d.ID, &liveState{row: row, doc: doc, data: data})
+	}
+	return Content{Data: data, Text: doc.Text(d.Name), Version: row.Version, Source: "live"}, nil
 }
 
 // StateEras returns the eras that hold their own state row of a document.

@@ -31,13 +31,14 @@ type Store struct {
 	eraChains sync.Map // era id -> []string chain, immutable once created
 
 	cache  *metaCache
+	states *stateCache
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
 // New returns a Store on app's database. Start must be called before writes (Setup does).
 func New(app core.App) *Store {
-	s := &Store{app: app, locks: newLockTable(), cache: newMetaCache()}
+	s := &Store{app: app, locks: newLockTable(), cache: newMetaCache(), states: newStateCache()}
 	s.OnOutbox(s.cache.forget)
 	return s
 }

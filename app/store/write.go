@@ -54,17 +54,24 @@ func (s *Store) ApplyOps(req WriteRequest) (WriteResult, error) {
 
 func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Change, error) {
 	d := req.Document
-	row, found, err := s.loadState(s.app.DB(), d, chain)
-	if found && row.Deleted {
-		return WriteResult{}, Change{}, apierr.ErrNotFound
-	}
-	if err != nil {
-		return WriteResult{}, Change{}, err
-	}
+	var row stateRow
+	var found bool
 	doc := ops.Empty(d.DocumentType)
-	if found {
-		if doc, err = ops.Decode(d.DocumentType, []byte(row.Data)); err != nil {
-			return WriteResult{}, Change{}, fmt.Errorf("store: stored state of %s: %w", d.ID, err)
+	if st, ok := s.states.get(d.ID, req.EraID); ok {
+		row, found, doc = st.row, true, st.doc
+	} else {
+		var err error
+		row, found, err = s.loadState(s.app.DB(), d, chain)
+		if err != nil {
+			return WriteResult{}, Change{}, err
+		}
+		if found && row.Deleted {
+			return WriteResult{}, Change{}, apierr.ErrNotFound
+		}
+		if found {
+			if doc, err = ops.Decode(d.DocumentType, []byte(row.Data)); err != nil {
+				return WriteResult{}, Change{}, fmt.Errorf("store: stored state of %s: %w", d.ID, err)
+			}
 		}
 	}
 	res, err := ops.Apply(doc, ops.Request{Version: row.Version, Ops: req.Ops, Env: s.opsEnv(d, req.EraID, chain)})
@@ -80,6 +87,10 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		return WriteResult{}, Change{}, fmt.Errorf("store: encode ops: %w", err)
 	}
 	own := found && row.Era == req.EraID
+	rowID := row.ID
+	if !own {
+		rowID = newID()
+	}
 	var seq int64
 	err = s.commits.do(func(db dbx.Builder) error {
 		t := now()
@@ -97,7 +108,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 			// First write in this era: the inherited state is copied here, the parent stays.
 			if _, err := db.NewQuery(`INSERT INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated)
 				VALUES ({:id}, {:doc}, {:era}, {:data}, {:text}, {:version}, {:forked}, FALSE, {:t})`).
-				Bind(dbx.Params{"id": newID(), "doc": d.ID, "era": req.EraID, "data": string(data), "text": text,
+				Bind(dbx.Params{"id": rowID, "doc": d.ID, "era": req.EraID, "data": string(data), "text": text,
 					"version": version, "forked": row.Version, "t": t}).Execute(); err != nil {
 				return err
 			}
@@ -112,6 +123,9 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		seq, err = WriteOutbox(db, "document.content", d.WorldID, d.ID, req.EraID, "")
 		return err
 	})
+	if err != nil {
+		s.states.drop(d.ID, req.EraID, false) // whatever happened, reread from the database
+	}
 	if errors.Is(err, errConflict) {
 		return WriteResult{}, Change{}, apierr.New(http.StatusConflict, "conflict", "the document changed while this request was applied; retry it")
 	}
@@ -119,6 +133,13 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		return WriteResult{}, Change{}, fmt.Errorf("store: commit %s: %w", d.ID, err)
 	}
 
+	forked := row.ForkedVersion
+	if !own {
+		forked = row.Version
+	}
+	if ops.IsBuiltin(d.DocumentType) {
+		s.states.put(d.ID, &liveState{row: stateRow{ID: rowID, Era: req.EraID, Version: version, ForkedVersion: forked}, doc: res.Doc, data: data})
+	}
 	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: res.Applied}
 	change := Change{Seq: seq, Kind: "document.content", WorldID: d.WorldID, DocumentID: d.ID, EraID: req.EraID,
 		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor}
