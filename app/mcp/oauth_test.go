@@ -423,3 +423,28 @@ func TestDiscovery(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistrationIsRateLimited: one address cannot register clients without end.
+func TestRegistrationIsRateLimited(t *testing.T) {
+	s := apptest.Start(t)
+	limited := false
+	for i := 0; i < 25 && !limited; i++ {
+		res := s.Do(apptest.Request{Method: "POST", Path: "/oauth/register", Body: map[string]any{"redirect_uris": []string{redirectURI}, "client_name": fmt.Sprint("c", i)}})
+		switch res.Status {
+		case 201:
+		case 429:
+			limited = true
+			if res.Header.Get("Retry-After") == "" || !strings.Contains(string(res.Body), "rate_limited") {
+				t.Fatalf("429 without Retry-After or code: %v %s", res.Header, res.Body)
+			}
+			if i < 20 {
+				t.Fatalf("limited after only %d registrations", i)
+			}
+		default:
+			t.Fatalf("registration %d: %d %s", i, res.Status, res.Body)
+		}
+	}
+	if !limited {
+		t.Fatal("25 registrations from one address were all accepted")
+	}
+}
