@@ -52,21 +52,5 @@ func (a *API) createEra(e *core.RequestEvent) error {
 }
 
 func (a *API) listEras(e *core.RequestEvent) error {
-	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadMeta)
-	if err != nil {
-		return err
-	}
-	pg, err := page(e)
-	if err != nil {
-		return err
-	}
-	es, total, err := a.Store.Eras(w.ID, pg)
-	if err != nil {
-		return err
-	}
-	items := make([]EraJSON, len(es))
-	for i, x := range es {
-		items[i] = eraJSON(x)
-	}
-	return e.JSON(http.StatusOK, list(items, pg, total))
+	return worldList(a, e, a.Store.Eras, eraJSON)
 }

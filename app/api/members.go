@@ -25,23 +25,7 @@ func memberJSON(m store.Member) MemberJSON {
 }
 
 func (a *API) listMembers(e *core.RequestEvent) error {
-	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadMeta)
-	if err != nil {
-		return err
-	}
-	pg, err := page(e)
-	if err != nil {
-		return err
-	}
-	ms, total, err := a.Store.Members(w.ID, pg)
-	if err != nil {
-		return err
-	}
-	items := make([]MemberJSON, len(ms))
-	for i, m := range ms {
-		items[i] = memberJSON(m)
-	}
-	return e.JSON(http.StatusOK, list(items, pg, total))
+	return worldList(a, e, a.Store.Members, memberJSON)
 }
 
 type addMemberBody struct {

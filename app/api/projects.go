@@ -54,21 +54,5 @@ func (a *API) createProject(e *core.RequestEvent) error {
 }
 
 func (a *API) listProjects(e *core.RequestEvent) error {
-	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadMeta)
-	if err != nil {
-		return err
-	}
-	pg, err := page(e)
-	if err != nil {
-		return err
-	}
-	ps, total, err := a.Store.Projects(w.ID, pg)
-	if err != nil {
-		return err
-	}
-	items := make([]ProjectJSON, len(ps))
-	for i, p := range ps {
-		items[i] = projectJSON(p)
-	}
-	return e.JSON(http.StatusOK, list(items, pg, total))
+	return worldList(a, e, a.Store.Projects, projectJSON)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/store"
 )
 
@@ -174,4 +175,25 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// worldList answers a list of a world's records: any member may read it, on any plan.
+func worldList[T, J any](a *API, e *core.RequestEvent, fetch func(worldID string, p store.Page) ([]T, int, error), view func(T) J) error {
+	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadMeta)
+	if err != nil {
+		return err
+	}
+	pg, err := page(e)
+	if err != nil {
+		return err
+	}
+	rows, total, err := fetch(w.ID, pg)
+	if err != nil {
+		return err
+	}
+	items := make([]J, len(rows))
+	for i, r := range rows {
+		items[i] = view(r)
+	}
+	return e.JSON(http.StatusOK, list(items, pg, total))
 }
