@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// childEnv carries a watcherChild configuration: when set, the bench binary runs as a
+// process that only holds event streams open, so that the server's memory per watcher is
+// measured without the clients' own memory.
+const childEnv = "LWBENCH_WATCHERS"
+
+// watcherChild is what a child process opens: N streams of our documents (Paths, used in
+// turn) or of PocketBase realtime (Topic).
+type watcherChild struct {
+	URL   string
+	Kind  string // "ours" or "pb"
+	Auth  string // API key (ours) or PocketBase auth token (pb)
+	Paths []string
+	Topic string
+	N     int
+}
+
+// runChild is the child's main: open the streams, say "ready", keep reading until stdin
+// closes.
+func runChild(cfg string) {
+	raiseFileLimit()
+	var c watcherChild
+	if err := json.Unmarshal([]byte(cfg), &c); err != nil {
+		fmt.Fprintln(os.Stderr, "watcher child:", err)
+		os.Exit(2)
+	}
+	hc := streamClient()
+	ws, err := openMany(c.N, func(i int) (watch, error) {
+		if c.Kind == "pb" {
+			return openPB(hc, c.URL, c.Auth, c.Topic)
+		}
+		return openOurs(hc, c.URL, c.Auth, c.Paths[i%len(c.Paths)])
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "watcher child:", err)
+		os.Exit(1)
+	}
+	for _, w := range ws {
+		go func(w watch) {
+			for {
+				if _, err := w.rd.next(); err != nil {
+					return
+				}
+			}
+		}(w)
+	}
+	fmt.Println("ready")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	os.Exit(0)
+}
+
+// childProc is a running watcher child.
+type childProc struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+}
+
+// spawnWatchers starts a child holding the streams and returns once all are open.
+func spawnWatchers(c watcherChild) (*childProc, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), childEnv+"="+string(mustJSON(c)))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &childProc{cmd: cmd, stdin: stdin}
+	ready := make(chan error, 1)
+	go func() {
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err == nil && strings.TrimSpace(line) != "ready" {
+			err = fmt.Errorf("unexpected %q", line)
+		}
+		ready <- err
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			p.stop()
+			return nil, fmt.Errorf("watcher child: %w", err)
+		}
+	case <-time.After(5 * time.Minute):
+		p.stop()
+		return nil, fmt.Errorf("watcher child: not ready after 5 minutes")
+	}
+	return p, nil
+}
+
+// stop closes the child's stdin and waits for it (killing it after 10 s).
+func (p *childProc) stop() {
+	_ = p.stdin.Close()
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// rssKiB reads a field (VmRSS, VmHWM) of /proc/self/status in KiB.
+func rssKiB(field string) (float64, error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))
+			return strconv.ParseFloat(v, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/self/status", field)
+}
+
+// settledRSS is VmRSS after a garbage collection that also returns freed memory to the OS.
+func settledRSS() (float64, error) {
+	for range 2 {
+		runtime.GC()
+		debug.FreeOSMemory()
+		time.Sleep(200 * time.Millisecond)
+	}
+	return rssKiB("VmRSS")
+}
+
+// resetPeakRSS resets VmHWM (Linux: write 5 to /proc/self/clear_refs).
+func resetPeakRSS() error {
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// raiseFileLimit lifts the open-file limit to its hard maximum: 1,000 watchers need 2,000
+// sockets in one process.
+func raiseFileLimit() {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return
+	}
+	if lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+	}
+}
