@@ -91,6 +91,12 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 }
 
 func (h *Hub) relayWorldEvent(r store.OutboxRow) {
+	h.mu.Lock()
+	_, watched := h.streams[worldStream(r.World)]
+	h.mu.Unlock()
+	if !watched {
+		return // nobody to tell: skip building the event
+	}
 	if ev, ok := h.worldEvent(r); ok {
 		h.publish(worldStream(r.World), r.Kind, r.Seq, ev)
 	}

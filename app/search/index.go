@@ -54,6 +54,9 @@ type Index struct {
 	path string
 	// mu serialises writers (the indexer and reindex); searches do not take it.
 	mu sync.Mutex
+	// entries maps each document to the ids of its entries in the index, once a reconcile
+	// has read them: the writer then knows what to delete without searching.
+	entries map[string]map[string]bool
 }
 
 // entry is what is indexed for one document state.
@@ -284,21 +287,29 @@ func (ix *Index) indexedIDs(docID string) ([]string, error) {
 	return ids, nil
 }
 
-// reindexInto adds to b what makes the index hold exactly the current entries of docID.
-func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) error {
-	old, err := ix.indexedIDs(docID)
-	if err != nil {
-		return err
+// reindexInto adds to b what makes the index hold exactly the current entries of docID,
+// and returns the ids it will then have.
+func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) (map[string]bool, error) {
+	var old []string
+	if ix.entries != nil {
+		for id := range ix.entries[docID] {
+			old = append(old, id)
+		}
+	} else {
+		var err error
+		if old, err = ix.indexedIDs(docID); err != nil {
+			return nil, err
+		}
 	}
 	want := map[string]entry{}
 	d, err := s.DocumentByID(docID)
 	if err == nil {
 		states, err := s.States(docID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if want, err = entriesFor(s, d, states); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, id := range old {
@@ -306,10 +317,24 @@ func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) error
 			b.Delete(id)
 		}
 	}
+	ids := make(map[string]bool, len(want))
 	for id, e := range want {
 		if err := b.Index(id, e); err != nil {
-			return err
+			return nil, err
 		}
+		ids[id] = true
 	}
-	return nil
+	return ids, nil
+}
+
+// remember records a document's entries after its batch went in.
+func (ix *Index) remember(docID string, ids map[string]bool) {
+	if ix.entries == nil {
+		return
+	}
+	if len(ids) == 0 {
+		delete(ix.entries, docID)
+		return
+	}
+	ix.entries[docID] = ids
 }

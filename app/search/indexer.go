@@ -19,6 +19,10 @@ type Indexer struct {
 	Store *store.Store
 	// PollInterval bounds how late changes made by other processes are seen.
 	PollInterval time.Duration
+	// Gather is how long the indexer lets changes pile up after indexing a batch, so that
+	// a stream of writes becomes a few larger batches instead of one per commit (Bleve merges
+	// small segments at a cost). A write stays searchable within about PollInterval+Gather.
+	Gather time.Duration
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -31,6 +35,9 @@ func (ix *Indexer) Start() {
 	ix.done = make(chan struct{})
 	if ix.PollInterval == 0 {
 		ix.PollInterval = 250 * time.Millisecond
+	}
+	if ix.Gather == 0 {
+		ix.Gather = 200 * time.Millisecond
 	}
 	go func() {
 		defer close(ix.done)
@@ -49,9 +56,15 @@ func (ix *Indexer) Start() {
 			ix.Store.App().Logger().Error("search: reconcile", "error", err.Error())
 		}
 		seq = max(seq, head)
-		ix.Store.TailOutbox(ctx, seq, ix.PollInterval, func(rows []store.OutboxRow) {
+		ix.Store.TailOutbox(ctx, seq, ix.PollInterval, nil, func(rows []store.OutboxRow) {
 			if err := ix.Index.Apply(ix.Store, rows); err != nil && ctx.Err() == nil {
 				ix.Store.App().Logger().Error("search: index changes", "error", err.Error())
+			}
+			if len(rows) < 500 { // caught up: let the next changes gather
+				select {
+				case <-ctx.Done():
+				case <-time.After(ix.Gather):
+				}
 			}
 		})
 	}()
@@ -74,18 +87,29 @@ func (ix *Index) Apply(s *store.Store, rows []store.OutboxRow) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	b := ix.idx.NewBatch()
-	seen := map[string]bool{}
+	updated := map[string]map[string]bool{}
 	for _, r := range rows {
-		if r.Document == "" || !strings.HasPrefix(r.Kind, "document.") || seen[r.Document] {
+		if r.Document == "" || !strings.HasPrefix(r.Kind, "document.") {
 			continue
 		}
-		seen[r.Document] = true
-		if err := ix.reindexInto(b, s, r.Document); err != nil {
+		if _, done := updated[r.Document]; done {
+			continue
+		}
+		ids, err := ix.reindexInto(b, s, r.Document)
+		if err != nil {
 			return fmt.Errorf("search: reindex %s: %w", r.Document, err)
 		}
+		updated[r.Document] = ids
 	}
 	b.SetInternal(internalSeq, []byte(strconv.FormatInt(rows[len(rows)-1].Seq, 10)))
-	return ix.idx.Batch(b)
+	if err := ix.idx.Batch(b); err != nil {
+		ix.entries = nil // unsure what went in: search for old entries until the next reconcile
+		return err
+	}
+	for doc, ids := range updated {
+		ix.remember(doc, ids)
+	}
+	return nil
 }
 
 // Progress reports reconcile progress: documents checked so far.
@@ -102,6 +126,7 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 	if err != nil {
 		return 0, err
 	}
+	entries := make(map[string]map[string]bool, len(indexed))
 	repaired, checked := 0, 0
 	b := ix.idx.NewBatch()
 	flush := func() error {
@@ -135,6 +160,13 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 			}
 			have := indexed[d.ID]
 			delete(indexed, d.ID)
+			ids := make(map[string]bool, len(want))
+			for id := range want {
+				ids[id] = true
+			}
+			if len(ids) > 0 {
+				entries[d.ID] = ids
+			}
 			if sameEntries(want, have) {
 				continue
 			}
@@ -169,7 +201,11 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 		}
 	}
 	b.SetInternal(internalSeq, []byte(strconv.FormatInt(seq, 10)))
-	return repaired, flush()
+	if err := flush(); err != nil {
+		return repaired, err
+	}
+	ix.entries = entries
+	return repaired, nil
 }
 
 func sameEntries(want map[string]entry, have map[string]string) bool {

@@ -12,6 +12,7 @@ type metaCache struct {
 	mu     sync.RWMutex
 	worlds map[string]World
 	roles  map[[2]string]string // (world, user) -> role
+	docs   map[string]docEntry
 	// gen counts forgets: a value read from the database is cached only if no forget
 	// happened since the read began, so a read racing a change cannot cache the old value.
 	gen uint64
@@ -25,7 +26,7 @@ func (c *metaCache) generation() uint64 {
 }
 
 func newMetaCache() *metaCache {
-	return &metaCache{worlds: map[string]World{}, roles: map[[2]string]string{}}
+	return &metaCache{worlds: map[string]World{}, roles: map[[2]string]string{}, docs: map[string]docEntry{}}
 }
 
 const maxCached = 100_000
@@ -79,6 +80,33 @@ func (c *metaCache) forget(rows []OutboxRow) {
 			delete(c.worlds, r.World)
 		case "member.added", "member.removed", "member.role":
 			delete(c.roles, [2]string{r.World, r.Subject})
+		case "document.renamed", "document.moved", "document.deleted":
+			delete(c.docs, r.Document)
 		}
 	}
+}
+
+// docEntry is a document's metadata and the eras it is deleted in.
+type docEntry struct {
+	doc     Document
+	deleted []string
+}
+
+func (c *metaCache) doc(id string) (docEntry, bool) {
+	c.mu.RLock()
+	d, ok := c.docs[id]
+	c.mu.RUnlock()
+	return d, ok
+}
+
+func (c *metaCache) putDoc(gen uint64, d docEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
+	if len(c.docs) >= maxCached {
+		c.docs = map[string]docEntry{}
+	}
+	c.docs[d.doc.ID] = d
 }

@@ -55,6 +55,7 @@ func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Ac
 		}
 		return nil
 	})
+	s.cache.forget([]OutboxRow{{Kind: "document.renamed", Document: d.ID}})
 	if err != nil {
 		return Document{}, fmt.Errorf("store: update document %s: %w", d.ID, err)
 	}
@@ -141,6 +142,7 @@ func (s *Store) DeleteDocument(d Document, eraID string, actor Actor) error {
 		return err
 	})
 	s.states.drop(d.ID, eraID, eraID == MainLine)
+	s.cache.forget([]OutboxRow{{Kind: "document.deleted", Document: d.ID}})
 	if err != nil {
 		return fmt.Errorf("store: delete document %s: %w", d.ID, err)
 	}

@@ -88,32 +88,49 @@ func (s *Store) CreateDocument(worldID, eraID, name, docType, parentID string, a
 	return d, nil
 }
 
-// Document returns a document of worldID that is visible in eraID.
+// Document returns a document of worldID that is visible in eraID: created in the era or
+// one it descends from, and not deleted in any of them.
 func (s *Store) Document(worldID, docID, eraID string) (Document, error) {
-	var d Document
-	err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.id = {:id} AND d.world = {:w}").
-		Bind(dbx.Params{"id": docID, "w": worldID}).One(&d)
-	if err != nil {
-		return Document{}, notFound(err)
+	e, err := s.docEntry(docID)
+	if err != nil || e.doc.WorldID != worldID {
+		return Document{}, apierr.ErrNotFound
 	}
 	chain, err := s.EraChain(worldID, eraID)
 	if err != nil {
 		return Document{}, err
 	}
-	if !slices.Contains(chain, d.EraID) {
+	if !slices.Contains(chain, e.doc.EraID) {
 		return Document{}, apierr.ErrNotFound
 	}
-	in, params := placeholders("era", chain)
-	params["doc"] = d.ID
-	var hidden int
-	if err := s.app.DB().NewQuery("SELECT COUNT(*) FROM document_states WHERE document = {:doc} AND deleted AND era IN (" + in + ")").
-		Bind(params).Row(&hidden); err != nil {
-		return Document{}, fmt.Errorf("store: document %s: %w", docID, err)
+	for _, era := range e.deleted {
+		if slices.Contains(chain, era) {
+			return Document{}, apierr.ErrNotFound // deleted in this era or one it descends from
+		}
 	}
-	if hidden > 0 {
-		return Document{}, apierr.ErrNotFound // deleted in this era or one it descends from
+	return e.doc, nil
+}
+
+// docEntry returns a document's metadata and deletions, from memory when it can.
+func (s *Store) docEntry(docID string) (docEntry, error) {
+	if e, ok := s.cache.doc(docID); ok {
+		return e, nil
 	}
-	return d, nil
+	gen := s.cache.generation()
+	var e docEntry
+	if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.id = {:id}").Bind(dbx.Params{"id": docID}).One(&e.doc); err != nil {
+		return docEntry{}, notFound(err)
+	}
+	var rows []struct {
+		Era string `db:"era"`
+	}
+	if err := s.app.DB().NewQuery("SELECT era FROM document_states WHERE document = {:doc} AND deleted").Bind(dbx.Params{"doc": docID}).All(&rows); err != nil {
+		return docEntry{}, fmt.Errorf("store: deletions of %s: %w", docID, err)
+	}
+	for _, r := range rows {
+		e.deleted = append(e.deleted, r.Era)
+	}
+	s.cache.putDoc(gen, e)
+	return e, nil
 }
 
 // DocumentFilter narrows a document list.
@@ -244,9 +261,8 @@ func (s *Store) StateEras(docID string) (map[string]bool, error) {
 
 // DocumentByID returns a document's metadata whatever its era.
 func (s *Store) DocumentByID(docID string) (Document, error) {
-	var d Document
-	err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.id = {:id}").Bind(dbx.Params{"id": docID}).One(&d)
-	return d, notFound(err)
+	e, err := s.docEntry(docID)
+	return e.doc, err
 }
 
 // State is one stored state of a document: its content in one era.

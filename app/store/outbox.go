@@ -42,11 +42,15 @@ func (s *Store) OutboxHead() (int64, error) {
 }
 
 // TailOutbox calls fn with every batch of outbox rows after from, in order, until ctx ends.
-// It reads whenever this process commits a change and at least every interval otherwise, so
-// changes made by other processes (the command line) arrive within that interval.
-func (s *Store) TailOutbox(ctx context.Context, from int64, interval time.Duration, fn func([]OutboxRow)) {
+// It reads at once when this process commits a change that wake accepts (nil: any), and at
+// least every interval otherwise, so changes made by other processes (the command line)
+// arrive within that interval.
+func (s *Store) TailOutbox(ctx context.Context, from int64, interval time.Duration, wake func(Change) bool, fn func([]OutboxRow)) {
 	nudge := make(chan struct{}, 1)
-	s.OnChange(func(Change) {
+	s.OnChange(func(c Change) {
+		if wake != nil && !wake(c) {
+			return
+		}
 		select {
 		case nudge <- struct{}{}:
 		default:

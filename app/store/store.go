@@ -58,7 +58,10 @@ func (s *Store) Start() error {
 	s.cancel, s.done = cancel, make(chan struct{})
 	go func() {
 		defer close(s.done)
-		s.TailOutbox(ctx, head, OutboxPoll, func(rows []OutboxRow) {
+		// Content writes reach their watchers through OnChange; the followers of the outbox
+		// (caches, access checks, world streams) need waking only for the other changes.
+		notContent := func(c Change) bool { return c.Kind != "document.content" }
+		s.TailOutbox(ctx, head, OutboxPoll, notContent, func(rows []OutboxRow) {
 			s.mu.RLock()
 			fs := s.followers
 			s.mu.RUnlock()
