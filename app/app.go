@@ -128,8 +128,15 @@ func openSearch(pb core.App) (*search.Index, error) {
 	if err == nil || errors.Is(err, search.ErrLocked) {
 		return idx, err
 	}
+	if errors.Is(err, search.ErrOldMapping) {
+		pb.Logger().Info("search: the index was built by an older version; rebuilding it from the database")
+		if rerr := search.Remove(path); rerr != nil {
+			return nil, rerr
+		}
+		return search.Open(path)
+	}
 	aside := fmt.Sprintf("%s.broken-%d", path, time.Now().Unix())
-	pb.Logger().Error("search: the index cannot be opened; rebuilding it", "error", err.Error(), "movedTo", aside)
+	pb.Logger().Error("search: the index cannot be opened; rebuilding it from the database", "error", err.Error(), "movedTo", aside)
 	if rerr := os.Rename(path, aside); rerr != nil {
 		return nil, fmt.Errorf("search: move the broken index aside: %w (open: %v)", rerr, err)
 	}

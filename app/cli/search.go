@@ -41,10 +41,12 @@ func rebuild(app core.App, out io.Writer) error {
 	if errors.Is(err, search.ErrLocked) {
 		return fmt.Errorf("the server is running and holds the search index: stop it and run this again (a running server also repairs the index itself when it starts)")
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, search.ErrOldMapping) {
 		return err
 	}
-	_ = idx.Close()
+	if idx != nil {
+		_ = idx.Close()
+	}
 	if err := search.Remove(path); err != nil {
 		return err
 	}

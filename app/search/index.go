@@ -45,6 +45,16 @@ const (
 // internalSeq is the internal key under which the last indexed outbox sequence is stored.
 var internalSeq = []byte("lw_outbox_seq")
 
+// internalMapping records the mapping an index was built with; an index of another mapping
+// is rebuilt.
+var internalMapping = []byte("lw_mapping")
+
+// mappingVersion changes whenever newMapping changes.
+const mappingVersion = "2"
+
+// ErrOldMapping means the index was built by another version of Loreweave's mapping.
+var ErrOldMapping = errors.New("search: the index was built with an older mapping")
+
 // ErrLocked means another process (a running server) holds the index.
 var ErrLocked = errors.New("search: the index is in use by another process (is the server running?)")
 
@@ -61,8 +71,8 @@ type Index struct {
 
 // entry is what is indexed for one document state.
 type entry struct {
-	World        string   `json:"world"`
-	Era          string   `json:"era"`
+	// Scope is "world/era": one term selects a world's entries in one era.
+	Scope        string   `json:"scope"`
 	Shadowed     []string `json:"shadowed"`
 	DocID        string   `json:"docId"`
 	DocumentType string   `json:"documentType"`
@@ -105,19 +115,19 @@ func newMapping() (mapping.IndexMapping, error) {
 		f.DocValues = false
 		return f
 	}
-	text := func(name, analyzer string, store bool) *mapping.FieldMapping {
+	// Term vectors (positions) only on the text: phrase queries and snippets need them.
+	text := func(name, analyzer string, store, vectors bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Name = name
 		f.Analyzer = analyzer
 		f.Store = store
-		f.IncludeTermVectors = true // locations, for snippets
+		f.IncludeTermVectors = vectors
 		f.IncludeInAll = false
 		f.DocValues = false
 		return f
 	}
 	dm := bleve.NewDocumentStaticMapping()
-	dm.AddFieldMappingsAt("world", keyword(false))
-	dm.AddFieldMappingsAt("era", keyword(false))
+	dm.AddFieldMappingsAt("scope", keyword(false))
 	dm.AddFieldMappingsAt("shadowed", keyword(false))
 	dm.AddFieldMappingsAt("docId", keyword(true))
 	dm.AddFieldMappingsAt("documentType", keyword(true))
@@ -126,8 +136,8 @@ func newMapping() (mapping.IndexMapping, error) {
 	version.Store = true
 	version.IncludeInAll = false
 	dm.AddFieldMappingsAt("version", version)
-	dm.AddFieldMappingsAt("name", text(fieldName, en.AnalyzerName, true), text(fieldNameExact, exactAnalyzer, false), text(fieldNameGram, ngramAnalyzer, false))
-	dm.AddFieldMappingsAt("text", text(fieldText, en.AnalyzerName, true), text(fieldTextExact, exactAnalyzer, false), text(fieldTextGram, ngramAnalyzer, false))
+	dm.AddFieldMappingsAt("name", text(fieldName, en.AnalyzerName, true, false), text(fieldNameExact, exactAnalyzer, false, false), text(fieldNameGram, ngramAnalyzer, false, false))
+	dm.AddFieldMappingsAt("text", text(fieldText, en.AnalyzerName, true, true), text(fieldTextExact, exactAnalyzer, false, true), text(fieldTextGram, ngramAnalyzer, false, false))
 	im.DefaultMapping = dm
 	im.DefaultAnalyzer = exactAnalyzer
 	return im, nil
@@ -144,6 +154,14 @@ func Open(path string) (*Index, error) {
 			return nil, fmt.Errorf("search: mapping: %w", merr)
 		}
 		idx, err = bleve.NewUsing(path, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, cfg)
+		if err == nil {
+			err = idx.SetInternal(internalMapping, []byte(mappingVersion))
+		}
+	} else if err == nil {
+		if v, _ := idx.GetInternal(internalMapping); string(v) != mappingVersion {
+			_ = idx.Close()
+			return nil, ErrOldMapping
+		}
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "timeout") {
@@ -225,7 +243,7 @@ func entriesFor(s *store.Store, d store.Document, states []store.State) (map[str
 		if err != nil {
 			return err
 		}
-		e := entry{World: d.WorldID, Era: indexEra(era), Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType,
+		e := entry{Scope: scope(d.WorldID, era), Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType,
 			Name: name, Text: text, Version: float64(version)}
 		e.Sig = signature(e)
 		out[entryID(d.ID, era)] = e
@@ -246,6 +264,9 @@ func entriesFor(s *store.Store, d store.Document, states []store.State) (map[str
 	}
 	return out, nil
 }
+
+// scope is the scope term of a world's era.
+func scope(worldID, era string) string { return worldID + "/" + indexEra(era) }
 
 func indexEra(era string) string {
 	if era == "" {

@@ -146,15 +146,19 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 		if len(docs) == 0 {
 			break
 		}
+		ids := make([]string, len(docs))
+		for i, d := range docs {
+			ids[i] = d.ID
+		}
+		statesOf, err := s.StatesOf(ids)
+		if err != nil {
+			return repaired, err
+		}
 		for _, d := range docs {
 			if err := ctx.Err(); err != nil {
 				return repaired, err
 			}
-			states, err := s.States(d.ID)
-			if err != nil {
-				return repaired, err
-			}
-			want, err := entriesFor(s, d, states)
+			want, err := entriesFor(s, d, statesOf[d.ID])
 			if err != nil {
 				return repaired, err
 			}

@@ -47,28 +47,31 @@ func (s Searcher) Search(q Query) (Results, error) {
 	if len(words) == 0 && len(phrases) == 0 {
 		return Results{}, nil
 	}
-	must := []query.Query{term("world", q.WorldID)}
-	eras := make([]query.Query, len(chain))
+	scopes := make([]query.Query, len(chain))
 	shadows := make([]query.Query, len(chain))
 	for i, e := range chain {
-		eras[i] = term("era", indexEra(e))
+		scopes[i] = term("scope", scope(q.WorldID, e))
 		shadows[i] = term("shadowed", indexEra(e))
 	}
-	must = append(must, query.NewDisjunctionQuery(eras))
+	must := []query.Query{query.NewDisjunctionQuery(scopes)}
 	if q.DocumentType != "" {
 		must = append(must, term("documentType", q.DocumentType))
 	}
 	prefixLast := !strings.HasSuffix(q.Text, " ") && !strings.HasSuffix(q.Text, "\"")
+	prefix := ""
+	if prefixLast && len(words) > 0 {
+		prefix = strings.ToLower(words[len(words)-1])
+	}
+	var should []query.Query
 	for i, w := range words {
-		must = append(must, wordQuery(w, prefixLast && i == len(words)-1))
+		m, sh := wordQuery(w, prefixLast && i == len(words)-1)
+		must, should = append(must, m), append(should, sh)
 	}
 	for _, p := range phrases {
-		must = append(must, query.NewDisjunctionQuery([]query.Query{
-			phrase(fieldName, p, boostNamePhr), phrase(fieldText, p, boostText),
-			phrase(fieldNameExact, p, boostNamePhr), phrase(fieldTextExact, p, boostTextExact),
-		}))
+		must = append(must, query.NewDisjunctionQuery([]query.Query{phrase(fieldText, p, boostText), phrase(fieldTextExact, p, boostTextExact)}))
+		should = append(should, match(fieldNameExact, p, boostNamePhr))
 	}
-	bq := query.NewBooleanQuery(must, nil, []query.Query{query.NewDisjunctionQuery(shadows)})
+	bq := query.NewBooleanQuery(must, should, []query.Query{query.NewDisjunctionQuery(shadows)})
 
 	req := bleve.NewSearchRequestOptions(bq, q.Page.PerPage, int((q.Page.Page-1)*q.Page.PerPage), false)
 	req.Fields = []string{"docId", "name", "text", "documentType"}
@@ -84,7 +87,7 @@ func (s Searcher) Search(q Query) (Results, error) {
 		name, _ := h.Fields["name"].(string)
 		text, _ := h.Fields["text"].(string)
 		typ, _ := h.Fields["documentType"].(string)
-		out.Hits = append(out.Hits, Hit{ID: docID, Name: name, DocumentType: typ, Score: h.Score, Snippet: snippet(text, h.Locations)})
+		out.Hits = append(out.Hits, Hit{ID: docID, Name: name, DocumentType: typ, Score: h.Score, Snippet: snippet(text, h.Locations, prefix)})
 	}
 	return out, nil
 }
@@ -109,18 +112,16 @@ func phrase(field, text string, boost float64) *query.MatchPhraseQuery {
 	return p
 }
 
-// wordQuery matches one word in the name or text.
-func wordQuery(w string, prefix bool) query.Query {
-	alts := []query.Query{
-		match(fieldNameExact, w, boostNameExact), match(fieldName, w, boostName),
-		match(fieldTextExact, w, boostTextExact), match(fieldText, w, boostText),
-	}
+// wordQuery matches one word: it must be in the text (which starts with the name), and a
+// match in the name adds to the score. The required part is as small as it can be, since
+// every alternative is walked for every query.
+func wordQuery(w string, prefix bool) (must, should query.Query) {
+	req := []query.Query{match(fieldTextExact, w, boostTextExact), match(fieldText, w, boostText)}
+	opt := []query.Query{match(fieldNameExact, w, boostNameExact), match(fieldName, w, boostName)}
 	if utf8.RuneCountInString(w) >= minFuzzyLen {
-		for _, f := range []string{fieldNameExact, fieldTextExact} {
-			m := match(f, w, boostFuzzy)
-			m.SetFuzziness(1)
-			alts = append(alts, m)
-		}
+		m := match(fieldTextExact, w, boostFuzzy)
+		m.SetFuzziness(1)
+		req = append(req, m)
 	}
 	if prefix {
 		lw := strings.ToLower(w)
@@ -128,13 +129,13 @@ func wordQuery(w string, prefix bool) query.Query {
 			if n > maxGram {
 				lw = string([]rune(lw)[:maxGram])
 			}
-			g1, g2 := term(fieldNameGram, lw), term(fieldTextGram, lw)
-			g1.SetBoost(boostNameGram)
-			g2.SetBoost(boostTextGram)
-			alts = append(alts, g1, g2)
+			g1, g2 := term(fieldTextGram, lw), term(fieldNameGram, lw)
+			g1.SetBoost(boostTextGram)
+			g2.SetBoost(boostNameGram)
+			req, opt = append(req, g1), append(opt, g2)
 		}
 	}
-	return query.NewDisjunctionQuery(alts)
+	return query.NewDisjunctionQuery(req), query.NewDisjunctionQuery(opt)
 }
 
 // parse splits the query text into words and "quoted phrases". Words are split the way the
@@ -147,9 +148,7 @@ func parse(text string) (words, phrases []string) {
 				phrases = append(phrases, p)
 			}
 		} else {
-			words = append(words, strings.FieldsFunc(part, func(r rune) bool {
-				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’'
-			})...)
+			words = append(words, strings.FieldsFunc(part, func(r rune) bool { return !isWordRune(r) })...)
 		}
 		if !quoted {
 			break
@@ -168,12 +167,22 @@ func parse(text string) (words, phrases []string) {
 // snippetLen is about how many characters of text a snippet shows.
 const snippetLen = 180
 
-// snippet cuts a fragment of text around the densest run of hit locations (from any of the
-// text fields: they share offsets), escapes it, and wraps the hits in <mark>.
-func snippet(text string, locs search.FieldTermLocationMap) string {
-	type span struct{ start, end int }
+type span struct{ start, end int }
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’'
+}
+
+// snippet cuts a fragment of text around the densest run of hits, escapes it, and wraps the
+// hits in <mark>. Hits are the locations Bleve found in the text fields that keep them
+// (they share the text's offsets), and the words that start with prefix (the word being
+// typed, matched through the n-gram field, which keeps none).
+func snippet(text string, locs search.FieldTermLocationMap, prefix string) string {
 	var spans []span
-	for _, f := range []string{fieldText, fieldTextExact, fieldTextGram} {
+	if utf8.RuneCountInString(prefix) >= minGram {
+		spans = prefixSpans(text, prefix)
+	}
+	for _, f := range []string{fieldText, fieldTextExact} {
 		for _, ls := range locs[f] {
 			for _, l := range ls {
 				if int(l.End) <= len(text) && l.Start < l.End {
@@ -194,8 +203,7 @@ func snippet(text string, locs search.FieldTermLocationMap) string {
 		merged = append(merged, s)
 	}
 	// The window starts a little before the first hit of the densest stretch.
-	start := 0
-	best := -1
+	start, best := 0, -1
 	for i := range merged {
 		n := 0
 		for j := i; j < len(merged) && merged[j].end-merged[i].start <= snippetLen; j++ {
@@ -235,4 +243,31 @@ func snippet(text string, locs search.FieldTermLocationMap) string {
 		b.WriteString("…")
 	}
 	return b.String()
+}
+
+// prefixSpans returns the byte ranges of the words of text that start with prefix (lower
+// case).
+func prefixSpans(text, prefix string) []span {
+	lower := strings.ToLower(text)
+	if len(lower) != len(text) {
+		return nil // lower-casing moved the offsets; the index's own locations will do
+	}
+	var out []span
+	start := -1
+	for i, r := range lower {
+		if isWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && strings.HasPrefix(lower[start:i], prefix) {
+			out = append(out, span{start, i})
+		}
+		start = -1
+	}
+	if start >= 0 && strings.HasPrefix(lower[start:], prefix) {
+		out = append(out, span{start, len(lower)})
+	}
+	return out
 }

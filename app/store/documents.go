@@ -284,6 +284,27 @@ func (s *Store) States(docID string) ([]State, error) {
 	return out, nil
 }
 
+// StatesOf returns the stored states of several documents at once, by document id.
+func (s *Store) StatesOf(docIDs []string) (map[string][]State, error) {
+	out := make(map[string][]State, len(docIDs))
+	if len(docIDs) == 0 {
+		return out, nil
+	}
+	in, params := placeholders("doc", docIDs)
+	var rows []struct {
+		Document string `db:"document"`
+		State
+	}
+	if err := s.app.DB().NewQuery("SELECT document, era, data, text, version, deleted FROM document_states WHERE document IN (" + in + ") ORDER BY era").
+		Bind(params).All(&rows); err != nil {
+		return nil, fmt.Errorf("store: states: %w", err)
+	}
+	for _, r := range rows {
+		out[r.Document] = append(out[r.Document], r.State)
+	}
+	return out, nil
+}
+
 // AllDocuments returns up to limit documents of every world with ids above after, by id.
 func (s *Store) AllDocuments(after string, limit int) ([]Document, error) {
 	var out []Document
