@@ -71,6 +71,7 @@ var scenarios = []scenario{
 	{"era", "era creation in a 100,000-document world vs a 10-document one", false, (*bench).runEra},
 	{"search", "search: index 100,000 documents, query latency vs SQLite FTS5", false, (*bench).runSearch},
 	{"rss", "peak RSS with 10,000 documents, 100 worlds, 1,000 watchers", false, (*bench).runRSS},
+	{"load", "load test: 100 clients for 60 s mixing reads, writes, searches, lists, creates and SSE watchers", true, (*bench).runLoad},
 }
 
 func scenarioNames() []string {
