@@ -126,13 +126,25 @@ func (h *Hub) Connections() int {
 }
 
 // serve runs one stream connection through r3labs until the client leaves or is closed.
+// Over HTTP/1.1 it takes the connection over from net/http and returns at once: the stream
+// then lives on two small goroutines (r3labs' loop and a close watcher) instead of the
+// request's whole handler stack and net/http's own.
 func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func()) error {
-	rc := http.NewResponseController(e.Response)
-	// PocketBase's server has a 5-minute WriteTimeout; streams use per-write deadlines.
-	_ = rc.SetWriteDeadline(time.Time{})
-	ctx, cancel := context.WithCancel(e.Request.Context())
-	defer cancel()
-	w.w, w.rc, w.cancel, w.timeout = e.Response, rc, cancel, WriteTimeout
+	var ctx context.Context
+	var cancel context.CancelFunc
+	raw, hijacked := hijack(e)
+	if hijacked {
+		// The request's context ends when this handler returns: the stream needs its own.
+		ctx, cancel = context.WithCancel(context.Background())
+		w.w, w.rc = raw, http.NewResponseController(raw)
+	} else {
+		rc := http.NewResponseController(e.Response)
+		// PocketBase's server has a 5-minute WriteTimeout; streams use per-write deadlines.
+		_ = rc.SetWriteDeadline(time.Time{})
+		ctx, cancel = context.WithCancel(e.Request.Context())
+		w.w, w.rc = e.Response, rc
+	}
+	w.cancel, w.timeout = cancel, WriteTimeout
 	c.w = w
 
 	h.mu.Lock()
@@ -146,24 +158,34 @@ func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func
 	h.conns[c] = struct{}{}
 	h.mu.Unlock()
 
-	r := e.Request.WithContext(ctx)
+	r := e.Request.Clone(ctx)
 	r.URL = &url.URL{Path: r.URL.Path, RawQuery: "stream=" + url.QueryEscape(c.streamID)}
-	r.Header = r.Header.Clone()
 	r.Header.Del("Last-Event-ID") // we resume ourselves; r3labs rejects non-numeric ids
-	h.sse.ServeHTTP(w, r)
-	w.finish()
-
-	if onLeave != nil {
-		onLeave()
+	run := func() {
+		defer cancel()
+		h.sse.ServeHTTP(w, r)
+		w.finish()
+		if onLeave != nil {
+			onLeave()
+		}
+		h.mu.Lock()
+		delete(h.conns, c)
+		st.conns--
+		if st.conns == 0 {
+			delete(h.streams, c.streamID)
+			h.sse.RemoveStream(c.streamID) // no subscriber left: safe to remove
+		}
+		h.mu.Unlock()
 	}
-	h.mu.Lock()
-	delete(h.conns, c)
-	st.conns--
-	if st.conns == 0 {
-		delete(h.streams, c.streamID)
-		h.sse.RemoveStream(c.streamID) // no subscriber left: safe to remove
+	if !hijacked {
+		run()
+		return nil
 	}
-	h.mu.Unlock()
+	go watchClose(raw.conn, cancel)
+	go func() {
+		run()
+		_ = raw.conn.Close()
+	}()
 	return nil
 }
 
