@@ -49,7 +49,11 @@ const OutboxPoll = 250 * time.Millisecond
 
 // Start starts the committer and the outbox follower.
 func (s *Store) Start() error {
-	s.commits = newCommitter(s.app)
+	commits, err := newCommitter(s.app)
+	if err != nil {
+		return err
+	}
+	s.commits = commits
 	head, err := s.OutboxHead()
 	if err != nil {
 		return err

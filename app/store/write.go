@@ -92,12 +92,10 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		rowID = newID()
 	}
 	var seq int64
-	err = s.commits.do(func(db dbx.Builder) error {
+	err = s.commits.do(func(w *writeTx) error {
 		t := now()
 		if own {
-			r, err := db.NewQuery(`UPDATE document_states SET data = {:data}, text = {:text}, version = {:version}, updated = {:t}
-				WHERE id = {:id} AND version = {:old}`).
-				Bind(dbx.Params{"data": string(data), "text": text, "version": version, "t": t, "id": row.ID, "old": row.Version}).Execute()
+			r, err := w.exec(w.st.updateState, string(data), text, version, t, row.ID, row.Version)
 			if err != nil {
 				return err
 			}
@@ -106,23 +104,18 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 			}
 		} else {
 			// First write in this era: the inherited state is copied here, the parent stays.
-			if _, err := db.NewQuery(`INSERT INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated)
-				VALUES ({:id}, {:doc}, {:era}, {:data}, {:text}, {:version}, {:forked}, FALSE, {:t})`).
-				Bind(dbx.Params{"id": rowID, "doc": d.ID, "era": req.EraID, "data": string(data), "text": text,
-					"version": version, "forked": row.Version, "t": t}).Execute(); err != nil {
+			if _, err := w.exec(w.st.insertState, rowID, d.ID, req.EraID, string(data), text, version, row.Version, t); err != nil {
 				return err
 			}
 		}
-		if _, err := db.NewQuery(`INSERT INTO document_ops (id, document, era, version, ops, actor, credential, created)
-			VALUES ({:id}, {:doc}, {:era}, {:version}, {:ops}, {:actor}, {:cred}, {:t})`).
-			Bind(dbx.Params{"id": newID(), "doc": d.ID, "era": req.EraID, "version": version, "ops": string(applied),
-				"actor": req.Actor.UserID, "cred": req.Actor.Credential, "t": t}).Execute(); err != nil {
+		if _, err := w.exec(w.st.insertOp, newID(), d.ID, req.EraID, version, string(applied), req.Actor.UserID, req.Actor.Credential, t); err != nil {
 			return err
 		}
 		var err error
-		seq, err = WriteOutbox(db, "document.content", d.WorldID, d.ID, req.EraID, "")
+		seq, err = w.outbox("document.content", d.WorldID, d.ID, req.EraID, "")
 		return err
 	})
+
 	if err != nil {
 		s.states.drop(d.ID, req.EraID, false) // whatever happened, reread from the database
 	}
