@@ -21,7 +21,8 @@ type Indexer struct {
 	PollInterval time.Duration
 	// Gather is how long the indexer lets changes pile up after indexing a batch, so that
 	// a stream of writes becomes a few larger batches instead of one per commit (Bleve merges
-	// small segments at a cost). A write stays searchable within about PollInterval+Gather.
+	// small segments at a cost). A write made while the indexer idles is indexed at once; one made
+	// during a batch waits at most Gather plus the batch, well within the one-second promise.
 	Gather time.Duration
 
 	cancel context.CancelFunc
@@ -37,7 +38,7 @@ func (ix *Indexer) Start() {
 		ix.PollInterval = 250 * time.Millisecond
 	}
 	if ix.Gather == 0 {
-		ix.Gather = 200 * time.Millisecond
+		ix.Gather = 300 * time.Millisecond
 	}
 	go func() {
 		defer close(ix.done)
