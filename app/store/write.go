@@ -82,10 +82,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	version := row.Version + 1
 	data := res.Doc.JSON()
 	text := res.Doc.Text(d.Name)
-	applied, err := json.Marshal(res.Applied)
-	if err != nil {
-		return WriteResult{}, Change{}, fmt.Errorf("store: encode ops: %w", err)
-	}
+	applied := jsonArray(res.Applied)
 	own := found && row.Era == req.EraID
 	rowID := row.ID
 	if !own {
@@ -248,4 +245,22 @@ func (s *Store) opLog(d Document, chain []string, since int64, limit int) ([]Log
 		}
 	}
 	return out, nil
+}
+
+// jsonArray joins compact JSON values (ops.Apply's output) into an array without
+// re-validating them, as json.Marshal of []json.RawMessage would.
+func jsonArray(items []json.RawMessage) []byte {
+	n := 2
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, it := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, it...)
+	}
+	return append(out, ']')
 }
