@@ -28,18 +28,11 @@ const maxCrumbs = 32
 // the server; its script (static/js/live.js) then follows the document's event stream and
 // swaps in a fresh body (documentBody) after every change.
 func (w *Web) documentPage(e *core.RequestEvent) error {
-	u, err := requireUser(e)
-	if u == nil {
+	pl, err := w.place(e)
+	if pl == nil {
 		return err
 	}
-	world, _, err := w.world(e, u)
-	if err != nil {
-		return w.notFound(e)
-	}
-	eraID, eraName, _, err := w.eraOf(e, world.ID)
-	if err != nil {
-		return w.notFound(e)
-	}
+	world, eraID, eraName := pl.world, pl.eraID, pl.eraName
 	seq, err := w.Store.OutboxHead()
 	if err != nil {
 		return err

@@ -19,18 +19,11 @@ type Searcher interface {
 // searchWorld answers the world page's search box: an htmx fragment of results as the user
 // types, or the world's search page without JavaScript. The web app is never plan-gated.
 func (w *Web) searchWorld(e *core.RequestEvent) error {
-	u, err := requireUser(e)
-	if u == nil {
+	pl, err := w.place(e)
+	if pl == nil {
 		return err
 	}
-	world, _, err := w.world(e, u)
-	if err != nil {
-		return w.notFound(e)
-	}
-	eraID, _, _, err := w.eraOf(e, world.ID)
-	if err != nil {
-		return w.notFound(e)
-	}
+	world, eraID := pl.world, pl.eraID
 	q := e.Request.URL.Query().Get("q")
 	if len([]rune(q)) > 500 {
 		q = string([]rune(q)[:500])

@@ -98,22 +98,43 @@ func (w *Web) eraOf(e *core.RequestEvent, worldID string) (id, name string, chai
 	return id, name, chain, nil
 }
 
+// place is the world and era a page shows to a signed-in member.
+type place struct {
+	world   store.World
+	role    string
+	eraID   string
+	eraName string
+	chain   []string
+}
+
+// place resolves /w/{slug}[?era=] for the signed-in member. When it returns a nil place the
+// response is already written: a redirect to sign in, or the shared 404 (a world that does
+// not exist, one the user is not a member of, or an unknown era all look the same).
+func (w *Web) place(e *core.RequestEvent) (*place, error) {
+	u, err := requireUser(e)
+	if u == nil {
+		return nil, err
+	}
+	world, role, err := w.world(e, u)
+	if err != nil {
+		return nil, w.notFound(e)
+	}
+	eraID, eraName, chain, err := w.eraOf(e, world.ID)
+	if err != nil {
+		return nil, w.notFound(e)
+	}
+	return &place{world: world, role: role, eraID: eraID, eraName: eraName, chain: chain}, nil
+}
+
 // allRows is the page size that reads a whole list at once.
 var allRows = store.Page{Page: 1, PerPage: 10000}
 
 func (w *Web) worldPage(e *core.RequestEvent) error {
-	u, err := requireUser(e)
-	if u == nil {
+	pl, err := w.place(e)
+	if pl == nil {
 		return err
 	}
-	world, role, err := w.world(e, u)
-	if err != nil {
-		return w.notFound(e)
-	}
-	eraID, eraName, chain, err := w.eraOf(e, world.ID)
-	if err != nil {
-		return w.notFound(e)
-	}
+	world, role, eraID, eraName, chain := pl.world, pl.role, pl.eraID, pl.eraName, pl.chain
 	// The outbox head is read before the lists: the page's stream resumes from it, so a change
 	// committed in between is replayed (the script ignores what it already shows).
 	seq, err := w.Store.OutboxHead()
