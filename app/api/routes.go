@@ -14,6 +14,7 @@ import (
 	"github.com/loreweave/loreweave/app/config"
 	"github.com/loreweave/loreweave/app/live"
 	"github.com/loreweave/loreweave/app/ratelimit"
+	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
 )
 
@@ -23,7 +24,7 @@ type API struct {
 	Access auth.Access
 	Auth   *auth.Authenticator
 	Config config.Config
-	Search Searcher
+	Search search.Searcher
 	Live   *live.Hub
 	// KeyLimit and IPLimit bound requests per credential and per client address.
 	KeyLimit, IPLimit *ratelimit.Limiter

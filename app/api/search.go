@@ -11,11 +11,6 @@ import (
 	"github.com/loreweave/loreweave/app/search"
 )
 
-// Searcher answers search queries; the search package provides it.
-type Searcher interface {
-	Search(q search.Query) (search.Results, error)
-}
-
 func (a *API) search(e *core.RequestEvent) error {
 	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadContent)
 	if err != nil {

@@ -27,18 +27,13 @@ import (
 // Path is where the MCP endpoint is mounted.
 const Path = "/api/mcp"
 
-// Searcher answers search queries.
-type Searcher interface {
-	Search(q search.Query) (search.Results, error)
-}
-
 // Server is the MCP connector.
 type Server struct {
 	Store  *store.Store
 	Access auth.Access
 	Keys   *auth.Keys
 	OAuth  *auth.OAuth
-	Search Searcher
+	Search search.Searcher
 	// BaseURL is this instance's public URL, without a trailing slash.
 	BaseURL string
 	// Version is reported to clients.

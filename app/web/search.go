@@ -11,11 +11,6 @@ import (
 	"github.com/loreweave/loreweave/views"
 )
 
-// Searcher answers search queries; the search package provides it.
-type Searcher interface {
-	Search(q search.Query) (search.Results, error)
-}
-
 // searchWorld answers the world page's search box: an htmx fragment of results as the user
 // types, or the world's search page without JavaScript. The web app is never plan-gated.
 func (w *Web) searchWorld(e *core.RequestEvent) error {

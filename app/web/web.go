@@ -18,6 +18,7 @@ import (
 
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/views"
 )
@@ -32,7 +33,7 @@ type Web struct {
 	// OAuth backs the MCP connector's consent page and the connected apps settings.
 	OAuth *auth.OAuth
 	// Search answers the world page's search box.
-	Search Searcher
+	Search search.Searcher
 
 	crossOrigin *http.CrossOriginProtection
 }
