@@ -44,7 +44,8 @@ func start(t *testing.T, bin, dir string) (*exec.Cmd, string) {
 // TestCrashSafety kills the server with SIGKILL at random moments while clients write, and
 // checks that every acknowledged write survives, versions stay contiguous, each document's
 // op log rebuilds its state exactly, and search catches up. LW_CRASH_KILLS sets the number
-// of kills (default 20).
+// of kills (default 20). Three more rounds stop it with SIGTERM instead: it must exit cleanly
+// (status 0) with the same guarantees.
 func TestCrashSafety(t *testing.T) {
 	kills := 20
 	if v, err := strconv.Atoi(os.Getenv("LW_CRASH_KILLS")); err == nil && v > 0 {
@@ -71,7 +72,8 @@ func TestCrashSafety(t *testing.T) {
 	acked := map[string][]string{} // doc -> labels acknowledged
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	client := &http.Client{Timeout: 5 * time.Second}
-	for round := 0; round < kills; round++ {
+	const terms = 3
+	for round := 0; round < kills+terms; round++ {
 		if round > 0 {
 			cmd, base = start(t, bin, dir)
 		}
@@ -106,8 +108,23 @@ func TestCrashSafety(t *testing.T) {
 			}(i, doc)
 		}
 		time.Sleep(time.Duration(50+rng.Intn(400)) * time.Millisecond)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
+		if round < kills {
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			_ = cmd.Wait()
+		} else {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Errorf("round %d: SIGTERM exit: %v", round, err)
+				}
+			case <-time.After(15 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Errorf("round %d: the server did not stop within 15 s of SIGTERM", round)
+			}
+		}
 		close(stop)
 		wg.Wait()
 	}
@@ -171,7 +188,7 @@ func TestCrashSafety(t *testing.T) {
 			t.Fatalf("%s: the op log does not rebuild the state", doc)
 		}
 	}
-	t.Logf("crash safety: %d kills, %d acknowledged writes, %d lost", kills, total, lost)
+	t.Logf("crash safety: %d kills and %d graceful stops, %d acknowledged writes, %d lost", kills, terms, total, lost)
 	if total == 0 {
 		t.Fatal("no write was acknowledged: the test proved nothing")
 	}
