@@ -152,23 +152,29 @@ func TestCrashSafety(t *testing.T) {
 		// The op log has every version from 1 to the state's, and replaying it rebuilds
 		// the state byte for byte.
 		version := int64(d["version"].(float64))
-		var log struct {
-			Items []struct {
-				Version int64
-				Ops     []json.RawMessage
+		type entry struct {
+			Version int64
+			Ops     []json.RawMessage
+		}
+		var log struct{ Items []entry }
+		for since := int64(0); ; {
+			var page struct {
+				Items   []entry
+				HasMore bool
 			}
-			HasMore bool
-		}
-		req, _ := http.NewRequest("GET", base+"/api/v1/worlds/"+world+"/documents/"+doc+"/ops?limit=1000", nil)
-		req.Header.Set("Authorization", "Bearer "+key)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = json.NewDecoder(res.Body).Decode(&log)
-		res.Body.Close()
-		if log.HasMore {
-			t.Fatalf("more than 1000 versions: raise the page size")
+			req, _ := http.NewRequest("GET", fmt.Sprintf("%s/api/v1/worlds/%s/documents/%s/ops?limit=1000&since=%d", base, world, doc, since), nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = json.NewDecoder(res.Body).Decode(&page)
+			res.Body.Close()
+			log.Items = append(log.Items, page.Items...)
+			if !page.HasMore || len(page.Items) == 0 {
+				break
+			}
+			since = page.Items[len(page.Items)-1].Version
 		}
 		replayed := ops.Empty("timeline")
 		for i, it := range log.Items {
