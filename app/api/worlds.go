@@ -61,14 +61,8 @@ func (a *API) createWorld(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	genre := ""
-	if body.Genre != nil {
-		if genre, err = store.CleanOptional("genre", *body.Genre); err != nil {
-			return err
-		}
-	}
 	p := auth.PrincipalOf(e)
-	w, err := a.Store.CreateWorld(p.UserID, n, genre, a.Config.DefaultPlan)
+	w, err := a.Store.CreateWorld(p.UserID, n, deref(body.Genre), a.Config.DefaultPlan)
 	if err != nil {
 		return err
 	}

@@ -147,7 +147,7 @@ func (k *Keys) Create(userID, name string) (string, Key, error) {
 		return "", Key{}, apierr.Field("name", "a key needs a name of 1 to 200 characters")
 	}
 	secret := NewKeySecret()
-	key := Key{ID: core.GenerateDefaultRandomId(), UserID: userID, Name: name, Prefix: secret[:displayLen], Created: dbNow()}
+	key := Key{ID: core.GenerateDefaultRandomId(), UserID: userID, Name: name, Prefix: secret[:displayLen], Created: dbTime(time.Now())}
 	_, err := k.app.DB().NewQuery(`INSERT INTO api_keys (id, user, name, prefix, hash, lastUsedAt, revokedAt, created)
 		VALUES ({:id}, {:user}, {:name}, {:prefix}, {:hash}, '', '', {:created})`).
 		Bind(dbx.Params{"id": key.ID, "user": userID, "name": name, "prefix": key.Prefix, "hash": HashKey(secret), "created": key.Created}).
@@ -187,7 +187,7 @@ func (k *Keys) Revoke(userID, id string) error {
 	defer k.forget(id)
 	return k.app.RunInTransaction(func(tx core.App) error {
 		q := "UPDATE api_keys SET revokedAt = {:t} WHERE id = {:id} AND revokedAt = ''"
-		p := dbx.Params{"t": dbNow(), "id": id}
+		p := dbx.Params{"t": dbTime(time.Now()), "id": id}
 		if userID != "" {
 			q += " AND user = {:u}"
 			p["u"] = userID
@@ -256,10 +256,8 @@ func (k *Keys) touch(id string) {
 	k.lastSeen[id] = now
 	k.mu.Unlock()
 	_, err := k.app.DB().NewQuery("UPDATE api_keys SET lastUsedAt = {:t} WHERE id = {:id}").
-		Bind(dbx.Params{"t": dbNow(), "id": id}).Execute()
+		Bind(dbx.Params{"t": dbTime(time.Now()), "id": id}).Execute()
 	if err != nil {
 		k.app.Logger().Warn("auth: record key use", "key", id, "error", err.Error())
 	}
 }
-
-func dbNow() string { return time.Now().UTC().Format("2006-01-02 15:04:05.000Z") }

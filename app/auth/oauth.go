@@ -71,22 +71,12 @@ type Client struct {
 
 func dbTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000Z") }
 
-func parseDB(s string) time.Time {
-	t, _ := time.Parse("2006-01-02 15:04:05.000Z", s)
-	return t
-}
-
 func randomToken(prefix string) string {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		panic("auth: crypto/rand failed: " + err.Error())
 	}
 	return prefix + base64.RawURLEncoding.EncodeToString(b)
-}
-
-func sha(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return fmt.Sprintf("%x", sum)
 }
 
 // ValidRedirectURI accepts https URLs and http URLs on a loopback host (native apps), without
@@ -170,7 +160,7 @@ func (o *OAuth) IssueCode(clientID, userID, redirectURI, challenge, resource, sc
 	now := time.Now()
 	_, err := o.App.DB().NewQuery(`INSERT INTO oauth_codes (id, hash, clientId, user, redirectUri, challenge, resource, scope, expiresAt, usedAt, created)
 		VALUES ({:id}, {:hash}, {:cid}, {:user}, {:redirect}, {:challenge}, {:resource}, {:scope}, {:exp}, '', {:t})`).
-		Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "hash": sha(code), "cid": clientID, "user": userID, "redirect": redirectURI,
+		Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "hash": HashKey(code), "cid": clientID, "user": userID, "redirect": redirectURI,
 			"challenge": challenge, "resource": resource, "scope": scope, "exp": dbTime(now.Add(CodeTTL)), "t": dbTime(now)}).Execute()
 	if err != nil {
 		return "", fmt.Errorf("auth: issue code: %w", err)
@@ -202,7 +192,7 @@ func (o *OAuth) ExchangeCode(clientID, code, redirectURI, verifier, resource str
 		ExpiresAt string `db:"expiresAt"`
 		UsedAt    string `db:"usedAt"`
 	}
-	codeHash := sha(code)
+	codeHash := HashKey(code)
 	var out TokenResponse
 	err := o.App.RunInTransaction(func(tx core.App) error {
 		if err := tx.DB().NewQuery("SELECT id, clientId, user, redirectUri, challenge, resource, scope, expiresAt, usedAt FROM oauth_codes WHERE hash = {:h}").
@@ -212,7 +202,7 @@ func (o *OAuth) ExchangeCode(clientID, code, redirectURI, verifier, resource str
 		if row.UsedAt != "" {
 			return errReuse
 		}
-		if time.Now().After(parseDB(row.ExpiresAt)) {
+		if time.Now().After(store.ParseTime(row.ExpiresAt)) {
 			return oauthErr(http.StatusBadRequest, "invalid_grant", "the authorization code expired; start the authorization again")
 		}
 		if row.ClientID != clientID {
@@ -273,7 +263,7 @@ func issuePair(db dbx.Builder, family, codeHash, clientID, userID, resource, sco
 	}{{access, "access", AccessTTL}, {refresh, "refresh", RefreshTTL}} {
 		if _, err := db.NewQuery(`INSERT INTO oauth_tokens (id, hash, kind, family, codeHash, clientId, user, resource, scope, expiresAt, usedAt, revokedAt, lastUsedAt, created)
 			VALUES ({:id}, {:hash}, {:kind}, {:family}, {:code}, {:cid}, {:user}, {:resource}, {:scope}, {:exp}, '', '', '', {:t})`).
-			Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "hash": sha(t.secret), "kind": t.kind, "family": family, "code": codeHash,
+			Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "hash": HashKey(t.secret), "kind": t.kind, "family": family, "code": codeHash,
 				"cid": clientID, "user": userID, "resource": resource, "scope": scope, "exp": dbTime(now.Add(t.ttl)), "t": dbTime(now)}).Execute(); err != nil {
 			return TokenResponse{}, fmt.Errorf("auth: issue token: %w", err)
 		}
@@ -323,7 +313,7 @@ func (o *OAuth) Refresh(clientID, refresh, resource string) (TokenResponse, erro
 	var out TokenResponse
 	err := o.App.RunInTransaction(func(tx core.App) error {
 		if err := tx.DB().NewQuery("SELECT id, family, codeHash, clientId, user, resource, scope, expiresAt, usedAt, revokedAt FROM oauth_tokens WHERE hash = {:h} AND kind = 'refresh'").
-			Bind(dbx.Params{"h": sha(refresh)}).One(&row); err != nil {
+			Bind(dbx.Params{"h": HashKey(refresh)}).One(&row); err != nil {
 			return oauthErr(http.StatusBadRequest, "invalid_grant", "the refresh token is unknown")
 		}
 		if row.ClientID != clientID {
@@ -335,7 +325,7 @@ func (o *OAuth) Refresh(clientID, refresh, resource string) (TokenResponse, erro
 		if row.UsedAt != "" {
 			return errReuse
 		}
-		if time.Now().After(parseDB(row.ExpiresAt)) {
+		if time.Now().After(store.ParseTime(row.ExpiresAt)) {
 			return oauthErr(http.StatusBadRequest, "invalid_grant", "the refresh token expired; authorize again")
 		}
 		if resource != "" && strings.TrimSuffix(resource, "/") != row.Resource {
@@ -366,7 +356,7 @@ func (o *OAuth) Revoke(clientID, token string) error {
 		ClientID string `db:"clientId"`
 		ID       string `db:"id"`
 	}
-	if err := o.App.DB().NewQuery("SELECT id, kind, family, clientId FROM oauth_tokens WHERE hash = {:h}").Bind(dbx.Params{"h": sha(token)}).One(&row); err != nil {
+	if err := o.App.DB().NewQuery("SELECT id, kind, family, clientId FROM oauth_tokens WHERE hash = {:h}").Bind(dbx.Params{"h": HashKey(token)}).One(&row); err != nil {
 		return nil
 	}
 	if row.ClientID != clientID {
@@ -394,11 +384,11 @@ func (o *OAuth) VerifyAccess(token string) (Principal, time.Time, error) {
 		Name      string `db:"name"`
 	}
 	err := o.App.DB().NewQuery(`SELECT t.id, t.user, t.resource, t.expiresAt, t.revokedAt, u.email, u.name FROM oauth_tokens t JOIN users u ON u.id = t.user
-		WHERE t.hash = {:h} AND t.kind = 'access'`).Bind(dbx.Params{"h": sha(token)}).One(&row)
+		WHERE t.hash = {:h} AND t.kind = 'access'`).Bind(dbx.Params{"h": HashKey(token)}).One(&row)
 	if err != nil || row.RevokedAt != "" {
 		return Principal{}, time.Time{}, apierr.Unauthenticated("the access token is unknown or revoked")
 	}
-	exp := parseDB(row.ExpiresAt)
+	exp := store.ParseTime(row.ExpiresAt)
 	if time.Now().After(exp) {
 		return Principal{}, time.Time{}, apierr.Unauthenticated("the access token expired; refresh it")
 	}
