@@ -11,11 +11,6 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/analysis/token/edgengram"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 
@@ -26,20 +21,13 @@ import (
 // collide with one).
 const mainEra = "main"
 
-// Analyzer and field names.
+// Field names.
 const (
-	exactAnalyzer = "lw_exact"
-	ngramAnalyzer = "lw_ngram"
-	ngramFilter   = "lw_edge"
-	minGram       = 2
-	maxGram       = 15
-
-	fieldName      = "name"
-	fieldNameExact = "name_exact"
-	fieldNameGram  = "name_ngram"
-	fieldText      = "text"
-	fieldTextExact = "text_exact"
-	fieldTextGram  = "text_ngram"
+	fieldName     = "name"
+	fieldNameGram = "name_ngram"
+	fieldText     = "text"
+	fieldTextGram = "text_ngram"
+	fieldKind     = "kind"
 )
 
 // internalSeq is the internal key under which the last indexed outbox sequence is stored.
@@ -50,7 +38,7 @@ var internalSeq = []byte("lw_outbox_seq")
 var internalMapping = []byte("lw_mapping")
 
 // mappingVersion changes whenever newMapping changes.
-const mappingVersion = "2"
+const mappingVersion = "3"
 
 // ErrOldMapping means the index was built by another version of Loreweave's mapping.
 var ErrOldMapping = errors.New("search: the index was built with an older mapping")
@@ -69,13 +57,13 @@ type Index struct {
 	entries map[string]map[string]bool
 }
 
-// entry is what is indexed for one document state.
+// entry is what is indexed for one document state. Name, Text and Kind are analysed as
+// "scope<sep>value" (see analysis.go); the scope is "world/era".
 type entry struct {
-	// Scope is "world/era": one term selects a world's entries in one era.
-	Scope        string   `json:"scope"`
 	Shadowed     []string `json:"shadowed"`
 	DocID        string   `json:"docId"`
 	DocumentType string   `json:"documentType"`
+	Kind         string   `json:"kind"`
 	Name         string   `json:"name"`
 	Text         string   `json:"text"`
 	Version      float64  `json:"version"`
@@ -92,25 +80,9 @@ func entryID(docID, era string) string {
 
 func newMapping() (mapping.IndexMapping, error) {
 	im := bleve.NewIndexMapping()
-	if err := im.AddCustomAnalyzer(exactAnalyzer, map[string]any{
-		"type": custom.Name, "tokenizer": unicode.Name, "token_filters": []string{lowercase.Name},
-	}); err != nil {
-		return nil, err
-	}
-	if err := im.AddCustomTokenFilter(ngramFilter, map[string]any{
-		"type": edgengram.Name, "min": float64(minGram), "max": float64(maxGram),
-	}); err != nil {
-		return nil, err
-	}
-	if err := im.AddCustomAnalyzer(ngramAnalyzer, map[string]any{
-		"type": custom.Name, "tokenizer": unicode.Name, "token_filters": []string{lowercase.Name, ngramFilter},
-	}); err != nil {
-		return nil, err
-	}
-
-	keyword := func(store bool) *mapping.FieldMapping {
+	keyword := func(index, store bool) *mapping.FieldMapping {
 		f := bleve.NewKeywordFieldMapping()
-		f.Store = store
+		f.Index, f.Store = index, store
 		f.IncludeInAll = false
 		f.DocValues = false
 		return f
@@ -127,19 +99,20 @@ func newMapping() (mapping.IndexMapping, error) {
 		return f
 	}
 	dm := bleve.NewDocumentStaticMapping()
-	dm.AddFieldMappingsAt("scope", keyword(false))
-	dm.AddFieldMappingsAt("shadowed", keyword(false))
-	dm.AddFieldMappingsAt("docId", keyword(true))
-	dm.AddFieldMappingsAt("documentType", keyword(true))
-	dm.AddFieldMappingsAt("sig", keyword(true))
+	dm.AddFieldMappingsAt("shadowed", keyword(true, false))
+	dm.AddFieldMappingsAt("docId", keyword(true, true))
+	dm.AddFieldMappingsAt("documentType", keyword(false, true))
+	dm.AddFieldMappingsAt("kind", keyword(true, false))
+	dm.AddFieldMappingsAt("sig", keyword(false, true))
 	version := bleve.NewNumericFieldMapping()
+	version.Index = false
 	version.Store = true
 	version.IncludeInAll = false
 	dm.AddFieldMappingsAt("version", version)
-	dm.AddFieldMappingsAt("name", text(fieldName, en.AnalyzerName, true, false), text(fieldNameExact, exactAnalyzer, false, false), text(fieldNameGram, ngramAnalyzer, false, false))
-	dm.AddFieldMappingsAt("text", text(fieldText, en.AnalyzerName, true, true), text(fieldTextExact, exactAnalyzer, false, true), text(fieldTextGram, ngramAnalyzer, false, false))
+	dm.AddFieldMappingsAt("name", text(fieldName, wordsAnalyzer, true, false), text(fieldNameGram, gramsAnalyzer, false, false))
+	dm.AddFieldMappingsAt("text", text(fieldText, wordsAnalyzer, true, true), text(fieldTextGram, gramsAnalyzer, false, false))
 	im.DefaultMapping = dm
-	im.DefaultAnalyzer = exactAnalyzer
+	im.DefaultAnalyzer = wordsAnalyzer
 	return im, nil
 }
 
@@ -243,8 +216,9 @@ func entriesFor(s *store.Store, d store.Document, states []store.State) (map[str
 		if err != nil {
 			return err
 		}
-		e := entry{Scope: scope(d.WorldID, era), Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType,
-			Name: name, Text: text, Version: float64(version)}
+		sc := scope(d.WorldID, era) + sep
+		e := entry{Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType, Kind: sc + d.DocumentType,
+			Name: sc + name, Text: sc + text, Version: float64(version)}
 		e.Sig = signature(e)
 		out[entryID(d.ID, era)] = e
 		return nil
@@ -265,7 +239,7 @@ func entriesFor(s *store.Store, d store.Document, states []store.State) (map[str
 	return out, nil
 }
 
-// scope is the scope term of a world's era.
+// scope names a world's era in the index's terms.
 func scope(worldID, era string) string { return worldID + "/" + indexEra(era) }
 
 func indexEra(era string) string {

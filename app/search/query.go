@@ -47,29 +47,28 @@ func (s Searcher) Search(q Query) (Results, error) {
 	if len(words) == 0 && len(phrases) == 0 {
 		return Results{}, nil
 	}
-	scopes := make([]query.Query, len(chain))
+	scopes := make([]string, len(chain))
 	shadows := make([]query.Query, len(chain))
 	for i, e := range chain {
-		scopes[i] = term("scope", scope(q.WorldID, e))
-		shadows[i] = term("shadowed", indexEra(e))
+		scopes[i] = scope(q.WorldID, e) + sep
+		shadows[i] = term("shadowed", indexEra(e), 1)
 	}
-	must := []query.Query{query.NewDisjunctionQuery(scopes)}
+	var must, should []query.Query
 	if q.DocumentType != "" {
-		must = append(must, term("documentType", q.DocumentType))
+		must = append(must, anyScope(scopes, func(sc string) query.Query { return term(fieldKind, sc+q.DocumentType, 1) }))
 	}
 	prefixLast := !strings.HasSuffix(q.Text, " ") && !strings.HasSuffix(q.Text, "\"")
 	prefix := ""
 	if prefixLast && len(words) > 0 {
 		prefix = strings.ToLower(words[len(words)-1])
 	}
-	var should []query.Query
 	for i, w := range words {
-		m, sh := wordQuery(w, prefixLast && i == len(words)-1)
+		m, sh := wordQuery(scopes, w, prefixLast && i == len(words)-1)
 		must, should = append(must, m), append(should, sh)
 	}
 	for _, p := range phrases {
-		must = append(must, query.NewDisjunctionQuery([]query.Query{phrase(fieldText, p, boostText), phrase(fieldTextExact, p, boostTextExact)}))
-		should = append(should, match(fieldNameExact, p, boostNamePhr))
+		must = append(must, anyScope(scopes, func(sc string) query.Query { return phrase(fieldText, positions(sc, p), boostTextExact) }))
+		should = append(should, anyScope(scopes, func(sc string) query.Query { return phrase(fieldName, positions(sc, p), boostNamePhr) }))
 	}
 	bq := query.NewBooleanQuery(must, should, []query.Query{query.NewDisjunctionQuery(shadows)})
 
@@ -87,52 +86,107 @@ func (s Searcher) Search(q Query) (Results, error) {
 		name, _ := h.Fields["name"].(string)
 		text, _ := h.Fields["text"].(string)
 		typ, _ := h.Fields["documentType"].(string)
-		out.Hits = append(out.Hits, Hit{ID: docID, Name: name, DocumentType: typ, Score: h.Score, Snippet: snippet(text, h.Locations, prefix)})
+		out.Hits = append(out.Hits, Hit{ID: docID, Name: unscoped(name), DocumentType: typ, Score: h.Score, Snippet: snippet(unscoped(text), h.Locations, prefix)})
 	}
 	return out, nil
 }
 
-func term(field, value string) *query.TermQuery {
+// unscoped strips the scope from a stored value.
+func unscoped(v string) string {
+	_, after, found := strings.Cut(v, sep)
+	if !found {
+		return v
+	}
+	return after
+}
+
+// anyScope matches in any of the scopes (an era sees its own entries and those it inherits).
+func anyScope(scopes []string, q func(sc string) query.Query) query.Query {
+	if len(scopes) == 1 {
+		return q(scopes[0])
+	}
+	qs := make([]query.Query, len(scopes))
+	for i, sc := range scopes {
+		qs[i] = q(sc)
+	}
+	return query.NewDisjunctionQuery(qs)
+}
+
+func term(field, value string, boost float64) *query.TermQuery {
 	t := query.NewTermQuery(value)
 	t.SetField(field)
+	t.SetBoost(boost)
 	return t
 }
 
-func match(field, text string, boost float64) *query.MatchQuery {
-	m := query.NewMatchQuery(text)
-	m.SetField(field)
-	m.SetBoost(boost)
-	return m
-}
-
-func phrase(field, text string, boost float64) *query.MatchPhraseQuery {
-	p := query.NewMatchPhraseQuery(text)
-	p.SetField(field)
+// phrase matches the words of a phrase in order; each position may match the word or its
+// stem.
+func phrase(field string, terms [][]string, boost float64) query.Query {
+	p := query.NewMultiPhraseQuery(terms, field)
 	p.SetBoost(boost)
 	return p
 }
 
-// wordQuery matches one word: it must be in the text (which starts with the name), and a
-// match in the name adds to the score. The required part is as small as it can be, since
-// every alternative is walked for every query.
-func wordQuery(w string, prefix bool) (must, should query.Query) {
-	req := []query.Query{match(fieldTextExact, w, boostTextExact), match(fieldText, w, boostText)}
-	opt := []query.Query{match(fieldNameExact, w, boostNameExact), match(fieldName, w, boostName)}
-	if utf8.RuneCountInString(w) >= minFuzzyLen {
-		m := match(fieldTextExact, w, boostFuzzy)
-		m.SetFuzziness(1)
-		req = append(req, m)
+// positions analyses text in scope sc and groups its terms by position: the word first,
+// then, if it has a stem, the stem among the stems and the stem as a word (a document's
+// word that is its own stem is indexed only as a word).
+func positions(sc, text string) [][]string {
+	var out [][]string
+	last := -1
+	for _, t := range analyse([]byte(sc + text)) {
+		if t.Position != last {
+			out = append(out, nil)
+			last = t.Position
+		}
+		term := string(t.Term)
+		out[len(out)-1] = append(out[len(out)-1], term)
+		if st, ok := strings.CutPrefix(term, strings.TrimSuffix(sc, sep)+stemSep); ok {
+			out[len(out)-1] = append(out[len(out)-1], sc+st)
+		}
 	}
-	if prefix {
-		lw := strings.ToLower(w)
-		if n := utf8.RuneCountInString(lw); n >= minGram {
-			if n > maxGram {
-				lw = string([]rune(lw)[:maxGram])
+	return out
+}
+
+// wordQuery matches one word: it must be in the text (which starts with the name), and a
+// match in the name adds to the score. A word the analyser splits (ideographs) must match
+// every part.
+func wordQuery(scopes []string, w string, prefix bool) (must, should query.Query) {
+	fuzzy := utf8.RuneCountInString(w) >= minFuzzyLen
+	var req, opt []query.Query
+	for _, sc := range scopes {
+		parts := positions(sc, w)
+		var all []query.Query
+		for _, alts := range parts {
+			alt := []query.Query{term(fieldText, alts[0], boostTextExact)}
+			opt = append(opt, term(fieldName, alts[0], boostNameExact))
+			for _, st := range alts[1:] {
+				alt = append(alt, term(fieldText, st, boostText))
+				opt = append(opt, term(fieldName, st, boostName))
 			}
-			g1, g2 := term(fieldTextGram, lw), term(fieldNameGram, lw)
-			g1.SetBoost(boostTextGram)
-			g2.SetBoost(boostNameGram)
-			req, opt = append(req, g1), append(opt, g2)
+			if fuzzy && len(parts) == 1 {
+				f := query.NewFuzzyQuery(alts[0])
+				f.SetField(fieldText)
+				f.SetFuzziness(1)
+				f.SetPrefix(len(sc))
+				f.SetBoost(boostFuzzy)
+				alt = append(alt, f)
+			}
+			all = append(all, query.NewDisjunctionQuery(alt))
+		}
+		if len(all) == 1 {
+			req = append(req, all[0])
+		} else if len(all) > 1 {
+			req = append(req, query.NewConjunctionQuery(all))
+		}
+		if prefix {
+			lw := strings.ToLower(w)
+			if n := utf8.RuneCountInString(lw); n >= minGram {
+				if n > maxGram {
+					lw = string([]rune(lw)[:maxGram])
+				}
+				req = append(req, term(fieldTextGram, sc+lw, boostTextGram))
+				opt = append(opt, term(fieldNameGram, sc+lw, boostNameGram))
+			}
 		}
 	}
 	return query.NewDisjunctionQuery(req), query.NewDisjunctionQuery(opt)
@@ -144,7 +198,7 @@ func parse(text string) (words, phrases []string) {
 	for i := 0; ; i++ {
 		part, rest, quoted := strings.Cut(text, "\"")
 		if i%2 == 1 {
-			if p := strings.TrimSpace(part); p != "" {
+			if p := strings.TrimSpace(part); strings.IndexFunc(p, isLetterOrDigit) >= 0 {
 				phrases = append(phrases, p)
 			}
 		} else {
@@ -169,6 +223,8 @@ const snippetLen = 180
 
 type span struct{ start, end int }
 
+func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
 func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’'
 }
@@ -182,12 +238,10 @@ func snippet(text string, locs search.FieldTermLocationMap, prefix string) strin
 	if utf8.RuneCountInString(prefix) >= minGram {
 		spans = prefixSpans(text, prefix)
 	}
-	for _, f := range []string{fieldText, fieldTextExact} {
-		for _, ls := range locs[f] {
-			for _, l := range ls {
-				if int(l.End) <= len(text) && l.Start < l.End {
-					spans = append(spans, span{int(l.Start), int(l.End)})
-				}
+	for _, ls := range locs[fieldText] {
+		for _, l := range ls {
+			if int(l.End) <= len(text) && l.Start < l.End {
+				spans = append(spans, span{int(l.Start), int(l.End)})
 			}
 		}
 	}

@@ -1,0 +1,147 @@
+package search
+
+import (
+	"bytes"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/registry"
+	porterstemmer "github.com/blevesearch/go-porterstemmer"
+)
+
+// Every analysed value is "scope<sep>value", and every term the analysers make is
+// "scope<sep>term": each world's era has its own terms, so a query walks the postings of
+// one world, never a global list filtered afterwards, and a prefix or fuzzy query enumerates
+// one world's words. Offsets are those of the value after the separator.
+//
+// A word's stem, when it differs from the word, is indexed at the same position as
+// "scope<stemSep>stem": stems have their own terms, so a fuzzy query (which walks
+// "scope<sep>…" only) never matches a stem, and a query for a word asks for the word, its
+// stem among the stems, and its stem as a word.
+const (
+	sep     = "\x1f"
+	stemSep = "\x1e"
+)
+
+// Analyzer names (registered with Bleve's registry, so an index can be reopened).
+const (
+	wordsAnalyzer = "lw_words"
+	gramsAnalyzer = "lw_grams"
+)
+
+// stopWords are Bleve's English stop words: they are indexed as written but not stemmed.
+func stopWords() analysis.TokenMap {
+	stop := analysis.NewTokenMap()
+	if err := stop.LoadBytes(en.EnglishStopWords); err != nil {
+		panic(err)
+	}
+	return stop
+}
+
+// analyse runs the words analyser over text, unscoped (queries add the scopes themselves).
+var analyse = words{tok: unicode.NewUnicodeTokenizer(), stop: stopWords()}.Analyze
+
+func init() {
+	stop := stopWords()
+	tok := unicode.NewUnicodeTokenizer()
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(registry.RegisterAnalyzer(wordsAnalyzer, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
+		return words{tok: tok, stop: stop}, nil
+	}))
+	must(registry.RegisterAnalyzer(gramsAnalyzer, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
+		return grams{tok: tok}, nil
+	}))
+}
+
+// splitScope cuts "scope<sep>value" into the term prefix ("scope<sep>") and the value.
+func splitScope(in []byte) (prefix, value []byte) {
+	if i := bytes.IndexByte(in, sep[0]); i >= 0 {
+		return in[:i+1], in[i+1:]
+	}
+	return nil, in
+}
+
+// scoped returns prefix+term in a new slice.
+func scoped(prefix, term []byte) []byte {
+	out := make([]byte, 0, len(prefix)+len(term))
+	return append(append(out, prefix...), term...)
+}
+
+// words indexes each word lower-cased (so names and invented words like Qo'noS match as
+// typed) and, at the same position, its English stem when that differs (possessive removed,
+// Porter stemming; stop words are not stemmed). One field thus serves exact and stemmed
+// matching, and phrases match either form.
+type words struct {
+	tok  analysis.Tokenizer
+	stop analysis.TokenMap
+}
+
+func (a words) Analyze(in []byte) analysis.TokenStream {
+	prefix, value := splitScope(in)
+	stemPrefix := slices.Concat(prefix[:max(0, len(prefix)-1)], []byte(stemSep))
+	toks := a.tok.Tokenize(value)
+	out := make(analysis.TokenStream, 0, len(toks)+len(toks)/2)
+	for _, t := range toks {
+		lower := bytes.ToLower(t.Term)
+		t.Term = scoped(prefix, lower)
+		out = append(out, t)
+		if _, ok := a.stop[string(lower)]; ok {
+			continue
+		}
+		if st := stem(lower); !bytes.Equal(st, lower) {
+			out = append(out, &analysis.Token{Start: t.Start, End: t.End, Position: t.Position, Type: t.Type, Term: scoped(stemPrefix, st)})
+		}
+	}
+	return out
+}
+
+// stem is the English stem of a lower-cased word.
+func stem(w []byte) []byte {
+	if r, n := utf8.DecodeLastRune(w); r == 's' {
+		if q, m := utf8.DecodeLastRune(w[:len(w)-n]); q == '\'' || q == '’' || q == '＇' {
+			w = w[:len(w)-n-m]
+		}
+	}
+	return []byte(string(porterstemmer.StemWithoutLowerCasing(bytes.Runes(w))))
+}
+
+// grams indexes the leading 2 to 15 letters of each lower-cased word (edge n-grams): the
+// word being typed matches through one term.
+type grams struct{ tok analysis.Tokenizer }
+
+const (
+	minGram = 2
+	maxGram = 15
+)
+
+func (a grams) Analyze(in []byte) analysis.TokenStream {
+	prefix, value := splitScope(in)
+	toks := a.tok.Tokenize(value)
+	out := make(analysis.TokenStream, 0, len(toks)*4)
+	for _, t := range toks {
+		lower := bytes.ToLower(t.Term)
+		n := 0
+		for i := range len(lower) {
+			if !utf8.RuneStart(lower[i]) || i == 0 {
+				continue
+			}
+			if n++; n >= minGram {
+				out = append(out, &analysis.Token{Start: t.Start, End: t.End, Position: t.Position, Type: t.Type, Term: scoped(prefix, lower[:i])})
+			}
+			if n == maxGram {
+				break
+			}
+		}
+		if runes := utf8.RuneCount(lower); runes >= minGram && runes <= maxGram {
+			out = append(out, &analysis.Token{Start: t.Start, End: t.End, Position: t.Position, Type: t.Type, Term: scoped(prefix, lower)})
+		}
+	}
+	return out
+}
