@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -129,20 +131,57 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 	}
 	entries := make(map[string]map[string]bool, len(indexed))
 	repaired, checked := 0, 0
+	// Full batches go to workers, so that building Bleve segments (most of the cost) uses
+	// every core while this goroutine reads the next documents. The last batch, with the
+	// deletions of vanished documents and the sequence, goes in after all the others.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan *bleve.Batch)
+	var wg sync.WaitGroup
+	var batchErr error
+	var errOnce sync.Once
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func(batches <-chan *bleve.Batch) {
+			defer wg.Done()
+			for b := range batches {
+				if err := ix.idx.Batch(b); err != nil {
+					errOnce.Do(func() { batchErr = err; cancel() })
+				}
+			}
+		}(batches)
+	}
+	finish := func() error {
+		if batches != nil {
+			close(batches)
+			batches = nil
+			wg.Wait()
+		}
+		return batchErr
+	}
+	defer finish()
+	// fail reports a failed batch rather than the cancellation it caused.
+	fail := func(err error) (int, error) {
+		if berr := finish(); berr != nil {
+			return repaired, berr
+		}
+		return repaired, err
+	}
 	b := ix.idx.NewBatch()
 	flush := func() error {
-		if b.Size() == 0 {
-			return nil
+		select {
+		case batches <- b:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		err := ix.idx.Batch(b)
 		b = ix.idx.NewBatch()
-		return err
+		return nil
 	}
 	after := ""
 	for {
 		docs, err := s.AllDocuments(after, 500)
 		if err != nil {
-			return repaired, err
+			return fail(err)
 		}
 		if len(docs) == 0 {
 			break
@@ -153,15 +192,15 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 		}
 		statesOf, err := s.StatesOf(ids)
 		if err != nil {
-			return repaired, err
+			return fail(err)
 		}
 		for _, d := range docs {
 			if err := ctx.Err(); err != nil {
-				return repaired, err
+				return fail(err)
 			}
 			want, err := entriesFor(s, d, statesOf[d.ID])
 			if err != nil {
-				return repaired, err
+				return fail(err)
 			}
 			have := indexed[d.ID]
 			delete(indexed, d.ID)
@@ -183,12 +222,12 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 			}
 			for id, e := range want {
 				if err := b.Index(id, e); err != nil {
-					return repaired, err
+					return fail(err)
 				}
 			}
 			if b.Size() >= 1000 {
 				if err := flush(); err != nil {
-					return repaired, err
+					return fail(err)
 				}
 			}
 		}
@@ -205,8 +244,11 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 			b.Delete(id)
 		}
 	}
+	if err := finish(); err != nil {
+		return repaired, err
+	}
 	b.SetInternal(internalSeq, []byte(strconv.FormatInt(seq, 10)))
-	if err := flush(); err != nil {
+	if err := ix.idx.Batch(b); err != nil {
 		return repaired, err
 	}
 	ix.entries = entries
