@@ -112,13 +112,16 @@ func stem(w []byte) []byte {
 	return []byte(string(porterstemmer.StemWithoutLowerCasing(bytes.Runes(w))))
 }
 
-// grams indexes the leading 2 to 15 letters of each lower-cased word (edge n-grams): the
-// word being typed matches through one term.
+// grams indexes the leading two and three letters of each lower-cased word (edge n-grams):
+// the first keystrokes of a word, which begin hundreds of a world's words, match through one
+// term. A longer prefix walks the world's own words in the dictionary instead (its terms are
+// scoped, so the walk is short and finds few words): n-grams of every length were most of
+// the index and of the time spent building it.
 type grams struct{ tok analysis.Tokenizer }
 
 const (
 	minGram = 2
-	maxGram = 15
+	maxGram = 3
 )
 
 func (a grams) Analyze(in []byte) analysis.TokenStream {

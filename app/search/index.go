@@ -55,6 +55,9 @@ type Index struct {
 	// entries maps each document to the ids of its entries in the index, once a reconcile
 	// has read them: the writer then knows what to delete without searching.
 	entries map[string]map[string]bool
+
+	codesMu sync.RWMutex
+	codes   map[string]string // scope -> code
 }
 
 // entry is what is indexed for one document state. Name, Text and Kind are analysed as
@@ -142,7 +145,7 @@ func Open(path string) (*Index, error) {
 		}
 		return nil, fmt.Errorf("search: open %s: %w", path, err)
 	}
-	return &Index{idx: idx, path: path}, nil
+	return &Index{idx: idx, path: path, codes: map[string]string{}}, nil
 }
 
 // Close closes the index.
@@ -166,7 +169,7 @@ func (ix *Index) DocCount() (uint64, error) { return ix.idx.DocCount() }
 // entriesFor computes the entries a document should have: one per stored state (deleted
 // states only shadow), plus a name-only entry in its era of origin while that era has no
 // state of its own (a never-written document is still found by name).
-func entriesFor(s *store.Store, d store.Document, states []store.State) (map[string]entry, error) {
+func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.State) (map[string]entry, error) {
 	own := map[string]bool{}
 	for _, st := range states {
 		own[st.Era] = true
@@ -216,7 +219,11 @@ func entriesFor(s *store.Store, d store.Document, states []store.State) (map[str
 		if err != nil {
 			return err
 		}
-		sc := scope(d.WorldID, era) + sep
+		code, err := ix.allocCode(d.WorldID, era)
+		if err != nil {
+			return err
+		}
+		sc := code + sep
 		e := entry{Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType, Kind: sc + d.DocumentType,
 			Name: sc + name, Text: sc + text, Version: float64(version)}
 		e.Sig = signature(e)
@@ -239,8 +246,64 @@ func entriesFor(s *store.Store, d store.Document, states []store.State) (map[str
 	return out, nil
 }
 
-// scope names a world's era in the index's terms.
+// scope names a world's era.
 func scope(worldID, era string) string { return worldID + "/" + indexEra(era) }
+
+// Every world's era (scope) has a short code that starts its terms: "3f\x1fdragon" is
+// "dragon" in scope 3f. Codes are allocated in order and kept in the index (one internal
+// key per scope, and the next code): short codes keep the dictionaries small and fuzzy
+// automata cheap, which the scope's 20-odd characters of ids did not.
+const (
+	internalScope    = "lw_scope:"
+	internalNextCode = "lw_scope_next"
+)
+
+// code returns the code of a world's era, if it has one.
+func (ix *Index) code(worldID, era string) (string, bool, error) {
+	sc := scope(worldID, era)
+	ix.codesMu.RLock()
+	c, ok := ix.codes[sc]
+	ix.codesMu.RUnlock()
+	if ok {
+		return c, true, nil
+	}
+	b, err := ix.idx.GetInternal([]byte(internalScope + sc))
+	if err != nil || len(b) == 0 {
+		return "", false, err
+	}
+	ix.codesMu.Lock()
+	ix.codes[sc] = string(b)
+	ix.codesMu.Unlock()
+	return string(b), true, nil
+}
+
+// allocCode returns the code of a world's era, allocating one if it has none. Writers call
+// it (under ix.mu). The next code and the scope's are stored in one batch, before any entry
+// uses the code.
+func (ix *Index) allocCode(worldID, era string) (string, error) {
+	if c, ok, err := ix.code(worldID, era); ok || err != nil {
+		return c, err
+	}
+	next := int64(0)
+	if b, err := ix.idx.GetInternal([]byte(internalNextCode)); err != nil {
+		return "", err
+	} else if len(b) > 0 {
+		if next, err = strconv.ParseInt(string(b), 36, 64); err != nil {
+			return "", fmt.Errorf("search: bad next scope code %q", b)
+		}
+	}
+	c := strconv.FormatInt(next, 36)
+	b := ix.idx.NewBatch()
+	b.SetInternal([]byte(internalNextCode), []byte(strconv.FormatInt(next+1, 36)))
+	b.SetInternal([]byte(internalScope+scope(worldID, era)), []byte(c))
+	if err := ix.idx.Batch(b); err != nil {
+		return "", fmt.Errorf("search: allocate scope code: %w", err)
+	}
+	ix.codesMu.Lock()
+	ix.codes[scope(worldID, era)] = c
+	ix.codesMu.Unlock()
+	return c, nil
+}
 
 func indexEra(era string) string {
 	if era == "" {
@@ -303,7 +366,7 @@ func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) (map[
 		if err != nil {
 			return nil, err
 		}
-		if want, err = entriesFor(s, d, states); err != nil {
+		if want, err = ix.entriesFor(s, d, states); err != nil {
 			return nil, err
 		}
 	}

@@ -198,7 +198,7 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 			if err := ctx.Err(); err != nil {
 				return fail(err)
 			}
-			want, err := entriesFor(s, d, statesOf[d.ID])
+			want, err := ix.entriesFor(s, d, statesOf[d.ID])
 			if err != nil {
 				return fail(err)
 			}

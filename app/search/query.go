@@ -47,11 +47,20 @@ func (s Searcher) Search(q Query) (Results, error) {
 	if len(words) == 0 && len(phrases) == 0 {
 		return Results{}, nil
 	}
-	scopes := make([]string, len(chain))
+	var scopes []string
 	shadows := make([]query.Query, len(chain))
 	for i, e := range chain {
-		scopes[i] = scope(q.WorldID, e) + sep
 		shadows[i] = term("shadowed", indexEra(e), 1)
+		code, ok, err := s.Index.code(q.WorldID, e)
+		if err != nil {
+			return Results{}, fmt.Errorf("search: scope: %w", err)
+		}
+		if ok {
+			scopes = append(scopes, code+sep)
+		}
+	}
+	if len(scopes) == 0 {
+		return Results{}, nil // nothing of this world's era was ever indexed
 	}
 	var must, should []query.Query
 	if q.DocumentType != "" {
@@ -119,6 +128,13 @@ func term(field, value string, boost float64) *query.TermQuery {
 	return t
 }
 
+func prefixQuery(field, prefix string, boost float64) *query.PrefixQuery {
+	p := query.NewPrefixQuery(prefix)
+	p.SetField(field)
+	p.SetBoost(boost)
+	return p
+}
+
 // phrase matches the words of a phrase in order; each position may match the word or its
 // stem.
 func phrase(field string, terms [][]string, boost float64) query.Query {
@@ -180,10 +196,11 @@ func wordQuery(scopes []string, w string, prefix bool) (must, should query.Query
 		}
 		if prefix {
 			lw := strings.ToLower(w)
-			if n := utf8.RuneCountInString(lw); n >= minGram {
-				if n > maxGram {
-					lw = string([]rune(lw)[:maxGram])
-				}
+			switch n := utf8.RuneCountInString(lw); {
+			case n > maxGram:
+				req = append(req, prefixQuery(fieldText, sc+lw, boostTextGram))
+				opt = append(opt, prefixQuery(fieldName, sc+lw, boostNameGram))
+			case n >= minGram:
 				req = append(req, term(fieldTextGram, sc+lw, boostTextGram))
 				opt = append(opt, term(fieldNameGram, sc+lw, boostNameGram))
 			}

@@ -91,6 +91,8 @@ func TestSearchBasics(t *testing.T) {
 		{"name ranks above content", "Vharnagal", []string{dragon, tale}},
 		{"prefix of the last word", "Vharna", []string{dragon, tale}},
 		{"short prefix", "harb", []string{tale}},
+		{"two letters", "vh", []string{dragon, tale}},
+		{"three letters", "Har", []string{tale}},
 		{"fuzzy for 5+ letters", "Vharnagel", []string{dragon, tale}},
 		{"stemming", "burning", []string{dragon}},
 		{"invented word with apostrophe", "Qo'noS", []string{dragon}},
