@@ -47,6 +47,14 @@ type opField struct {
 // params decodes the op's members into dst (a pointer to a struct) strictly: an unknown
 // member or a value of the wrong type is an invalid_field error naming the member.
 func (c *opCtx) params(dst any) error {
+	if c.quickParams(dst) {
+		return nil
+	}
+	return c.strictParams(dst)
+}
+
+// strictParams is params without the short cut: encoding/json decides.
+func (c *opCtx) strictParams(dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(c.raw))
 	if !c.replay {
 		dec.DisallowUnknownFields()

@@ -261,6 +261,14 @@ func listOrNone(s []string) string {
 
 // opName reads the "op" member of one operation object.
 func opName(raw json.RawMessage) (string, *Error) {
+	if name, ok := quickOpName(raw); ok {
+		return name, nil
+	}
+	return strictOpName(raw)
+}
+
+// strictOpName is opName without the short cut: encoding/json decides.
+func strictOpName(raw json.RawMessage) (string, *Error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return "", &Error{Code: CodeInvalidField, Field: "op", Message: "each operation must be a JSON object with an \"op\" member"}

@@ -1,0 +1,87 @@
+package ops
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// The short cuts of decode.go must agree with encoding/json on every input: same name, same
+// parameters, and no short cut where the strict decoder would reject.
+
+var quickSeeds = []string{
+	`{"op":"card.setProperty","key":"k1","value":"v"}`,
+	`{"key":"k1","op":"card.setProperty","value":"v"}`,
+	`{"OP":"card.setProperty","Key":"k1","VALUE":"v"}`,
+	`{"op":"card.setProperty","op":"card.rename","name":"x"}`,
+	`{"op":"card.setProperty","key":"k1","value":"v","extra":1}`,
+	`{"op":"card.setProperty","key":1,"value":"v"}`,
+	`{"op":"card.setProperty","key":"k\u0031","value":"caf\u00e9"}`,
+	`{"op":"card.setProperty","key":"k1","value":"café ☕"}`,
+	`{"op":"card.setProperty","k\u0065y":"k1","value":"v"}`,
+	`{"op":"card.setProperty","\u212aey":"k1","value":"v"}`,
+	`{"op":"card.setProperty","key":null,"value":"v"}`,
+	`{"op":"","key":"k"}`,
+	`{"op":5}`,
+	`{"op":"x"} `,
+	` {"op" : "x" , "key" : "a" }`,
+	`{"op":"card.addSection","title":"t","index":3}`,
+	`{"op":"card.addSection","title":"t","index":"3"}`,
+	`{"op":"card.addSection","title":"t","index":3.5e2}`,
+	`{"op":"card.setAliases","aliases":["a","b"]}`,
+	`{"op":"card.setAliases","aliases":["a",{"b":1}]}`,
+	`{"op":"card.editSectionText","id":"sec-1","baseVersion":1,"splices":[{"pos":0,"del":0,"ins":"x"}]}`,
+	`{"op":"timeline.addEvent","label":"x","dateMs":-5,"description":"d","precision":"day"}`,
+	`[]`, `{}`, `"op"`, `{"op":"a"`, `{"op":"a",}`, `{"op":"a"}x`,
+}
+
+func FuzzQuickDecode(f *testing.F) {
+	for _, s := range quickSeeds {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, replay bool) {
+		name, ok := quickOpName(raw)
+		strict, err := strictOpName(raw)
+		if ok && (err != nil || name != strict) {
+			t.Fatalf("quickOpName(%s) = %q, strict %q, %v", raw, name, strict, err)
+		}
+		if err != nil {
+			return
+		}
+		c := &opCtx{raw: raw, replay: replay, name: strict}
+		for _, typ := range []reflect.Type{
+			reflect.TypeFor[setPropertyParams](), reflect.TypeFor[addSectionParams](),
+			reflect.TypeFor[setAliasesParams](), reflect.TypeFor[addEventParams](),
+			reflect.TypeFor[editSectionTextParams](),
+		} {
+			quick := reflect.New(typ)
+			slow := reflect.New(typ)
+			slowErr := c.strictParams(slow.Interface())
+			if c.quickParams(quick.Interface()) {
+				if slowErr != nil {
+					t.Fatalf("%s: quick accepted %s, strict said %v", typ, raw, slowErr)
+				}
+				if !reflect.DeepEqual(quick.Interface(), slow.Interface()) {
+					qj, _ := json.Marshal(quick.Interface())
+					sj, _ := json.Marshal(slow.Interface())
+					t.Fatalf("%s: %s decoded as %s, strict %s", typ, raw, qj, sj)
+				}
+			} else if !quick.Elem().IsZero() {
+				t.Fatalf("%s: quick gave up on %s but left %+v", typ, raw, quick.Elem())
+			}
+		}
+	})
+}
+
+// TestQuickDecodeTaken checks that the short cuts are taken for the ops the write bench sends.
+func TestQuickDecodeTaken(t *testing.T) {
+	raw := []byte(`{"key":"k1","op":"card.setProperty","value":"value 3 of property 1"}`)
+	if name, ok := quickOpName(raw); !ok || name != "card.setProperty" {
+		t.Fatalf("quickOpName = %q, %v", name, ok)
+	}
+	var p setPropertyParams
+	if !(&opCtx{raw: raw}).quickParams(&p) || *p.Key != "k1" || *p.Value != "value 3 of property 1" || p.Op != "card.setProperty" {
+		t.Fatalf("quickParams: %+v", p)
+	}
+}
