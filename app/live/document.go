@@ -143,11 +143,6 @@ func (h *Hub) onChange(c store.Change) {
 	if c.Kind != "document.content" {
 		return
 	}
-	var batch []json.RawMessage
-	if err := json.Unmarshal(c.Ops, &batch); err != nil {
-		return
-	}
-	ev := OpsEvent{Version: c.Version, DocumentType: c.DocumentType, Ops: batch, Actor: ActorJSON{ID: c.Actor.UserID, Name: c.Actor.Name}}
 	prefix := "doc/" + c.DocumentID + "/"
 	h.mu.Lock()
 	var targets []string
@@ -157,6 +152,14 @@ func (h *Hub) onChange(c store.Change) {
 		}
 	}
 	h.mu.Unlock()
+	if len(targets) == 0 { // nobody watches: most writes
+		return
+	}
+	var batch []json.RawMessage
+	if err := json.Unmarshal(c.Ops, &batch); err != nil {
+		return
+	}
+	ev := OpsEvent{Version: c.Version, DocumentType: c.DocumentType, Ops: batch, Actor: ActorJSON{ID: c.Actor.UserID, Name: c.Actor.Name}}
 	for _, era := range targets {
 		if era == c.EraID || h.inherits(c.WorldID, c.DocumentID, era, c.EraID) {
 			h.publish(prefix+era, "ops", c.Version, ev)
