@@ -115,6 +115,10 @@ func (ix *Index) Apply(s *store.Store, rows []store.OutboxRow) error {
 	return nil
 }
 
+// reconcileBatch is how many entries a reconcile puts in one Bleve batch (one segment):
+// larger segments repeat less dictionary work and leave less to merge.
+const reconcileBatch = 5000
+
 // Progress reports reconcile progress: documents checked so far.
 type Progress func(done int)
 
@@ -225,7 +229,7 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 					return fail(err)
 				}
 			}
-			if b.Size() >= 1000 {
+			if b.Size() >= reconcileBatch {
 				if err := flush(); err != nil {
 					return fail(err)
 				}

@@ -1,12 +1,15 @@
 // Package search answers full-text queries over one world's document names and content with
 // a Bleve index kept in the data directory.
 //
-// One index holds every world; each entry is one document state (document × era) with
-// keyword fields world, era and documentType, and the name and text each analysed three
-// ways: English stemming, exact (lower-cased words, so invented names like Qo'noS match as
-// typed) and edge n-grams (search as you type). An entry also lists the eras that hold their
-// own copy of the document ("shadowed"), so a query in era E sees inherited documents and
-// E's own versions but never a parent's overridden copy.
+// One index holds every world; each entry is one document state (document × era). Every term
+// starts with the short code of the entry's world and era (its scope), so a query walks one
+// world's postings and a prefix or fuzzy query one world's words, however many worlds the
+// index holds. The name and the text are each indexed as words (lower-cased, as typed, so
+// invented names like Qo'noS match exactly, plus each word's English stem at the same
+// position) and as edge n-grams of two and three letters (the first keystrokes of search as
+// you type; longer prefixes walk the world's words). An entry also lists the eras that hold
+// their own copy of the document ("shadowed"), so a query in era E sees inherited documents
+// and E's own versions but never a parent's overridden copy.
 //
 // The index follows the outbox: an indexer goroutine reads change rows after the sequence it
 // stored (with Batch.SetInternal, in the same batch as the documents) and re-indexes the
