@@ -277,6 +277,15 @@ func TestReconcileRepairsAfterACrash(t *testing.T) {
 	if r := w2.search(t, "ephemeral", total(0)); r.TotalItems != 0 {
 		t.Fatalf("deleted document still found: %+v", r)
 	}
+	// A world made after the restart gets its own scope in the index, not a reused one.
+	other := world{s: s2, ann: ann, id: s2.World(ann, "Umbar")}
+	theirs := other.card(t, "Deep kraken", "tentacles", "")
+	if r := other.search(t, "kraken", total(1)); fmt.Sprint(ids(r)) != fmt.Sprint([]string{theirs}) {
+		t.Fatalf("new world after restart: %+v", r)
+	}
+	if r := w2.search(t, "kraken", total(1)); fmt.Sprint(ids(r)) != fmt.Sprint([]string{id}) {
+		t.Fatalf("old world after restart: %+v", r)
+	}
 	s2.Stop()
 
 	// A lost index is rebuilt from the database.
