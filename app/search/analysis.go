@@ -112,16 +112,16 @@ func stem(w []byte) []byte {
 	return []byte(string(porterstemmer.StemWithoutLowerCasing(bytes.Runes(w))))
 }
 
-// grams indexes the leading two and three letters of each lower-cased word (edge n-grams):
-// the first keystrokes of a word, which begin hundreds of a world's words, match through one
-// term. A longer prefix walks the world's own words in the dictionary instead (its terms are
-// scoped, so the walk is short and finds few words): n-grams of every length were most of
-// the index and of the time spent building it.
+// grams indexes the leading 2 to 15 letters of each lower-cased word of a name (edge
+// n-grams): a name being typed matches through one term. The text has none: a prefix of the
+// text walks the world's own words in the dictionary (its terms are scoped, so the walk
+// covers one world), while n-grams of the text made the whole index half again as costly to
+// build.
 type grams struct{ tok analysis.Tokenizer }
 
 const (
 	minGram = 2
-	maxGram = 3
+	maxGram = 15
 )
 
 func (a grams) Analyze(in []byte) analysis.TokenStream {

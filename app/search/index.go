@@ -26,7 +26,6 @@ const (
 	fieldName     = "name"
 	fieldNameGram = "name_ngram"
 	fieldText     = "text"
-	fieldTextGram = "text_ngram"
 	fieldKind     = "kind"
 )
 
@@ -38,7 +37,7 @@ var internalSeq = []byte("lw_outbox_seq")
 var internalMapping = []byte("lw_mapping")
 
 // mappingVersion changes whenever newMapping changes.
-const mappingVersion = "3"
+const mappingVersion = "4"
 
 // ErrOldMapping means the index was built by another version of Loreweave's mapping.
 var ErrOldMapping = errors.New("search: the index was built with an older mapping")
@@ -113,7 +112,7 @@ func newMapping() (mapping.IndexMapping, error) {
 	version.IncludeInAll = false
 	dm.AddFieldMappingsAt("version", version)
 	dm.AddFieldMappingsAt("name", text(fieldName, wordsAnalyzer, true, false), text(fieldNameGram, gramsAnalyzer, false, false))
-	dm.AddFieldMappingsAt("text", text(fieldText, wordsAnalyzer, true, true), text(fieldTextGram, gramsAnalyzer, false, false))
+	dm.AddFieldMappingsAt("text", text(fieldText, wordsAnalyzer, true, true))
 	im.DefaultMapping = dm
 	im.DefaultAnalyzer = wordsAnalyzer
 	return im, nil

@@ -3,8 +3,8 @@ package search
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"

@@ -67,10 +67,6 @@ func (s Searcher) Search(q Query) (Results, error) {
 		must = append(must, anyScope(scopes, func(sc string) query.Query { return term(fieldKind, sc+q.DocumentType, 1) }))
 	}
 	prefixLast := !strings.HasSuffix(q.Text, " ") && !strings.HasSuffix(q.Text, "\"")
-	prefix := ""
-	if prefixLast && len(words) > 0 {
-		prefix = strings.ToLower(words[len(words)-1])
-	}
 	for i, w := range words {
 		m, sh := wordQuery(scopes, w, prefixLast && i == len(words)-1)
 		must, should = append(must, m), append(should, sh)
@@ -95,7 +91,7 @@ func (s Searcher) Search(q Query) (Results, error) {
 		name, _ := h.Fields["name"].(string)
 		text, _ := h.Fields["text"].(string)
 		typ, _ := h.Fields["documentType"].(string)
-		out.Hits = append(out.Hits, Hit{ID: docID, Name: unscoped(name), DocumentType: typ, Score: h.Score, Snippet: snippet(unscoped(text), h.Locations, prefix)})
+		out.Hits = append(out.Hits, Hit{ID: docID, Name: unscoped(name), DocumentType: typ, Score: h.Score, Snippet: snippet(unscoped(text), h.Locations)})
 	}
 	return out, nil
 }
@@ -194,15 +190,12 @@ func wordQuery(scopes []string, w string, prefix bool) (must, should query.Query
 		} else if len(all) > 1 {
 			req = append(req, query.NewConjunctionQuery(all))
 		}
-		if prefix {
-			lw := strings.ToLower(w)
-			switch n := utf8.RuneCountInString(lw); {
-			case n > maxGram:
-				req = append(req, prefixQuery(fieldText, sc+lw, boostTextGram))
-				opt = append(opt, prefixQuery(fieldName, sc+lw, boostNameGram))
-			case n >= minGram:
-				req = append(req, term(fieldTextGram, sc+lw, boostTextGram))
+		if lw := strings.ToLower(w); prefix && utf8.RuneCountInString(lw) >= minGram {
+			req = append(req, prefixQuery(fieldText, sc+lw, boostTextGram))
+			if utf8.RuneCountInString(lw) <= maxGram {
 				opt = append(opt, term(fieldNameGram, sc+lw, boostNameGram))
+			} else {
+				opt = append(opt, prefixQuery(fieldName, sc+lw, boostNameGram))
 			}
 		}
 	}
@@ -247,14 +240,10 @@ func isWordRune(r rune) bool {
 }
 
 // snippet cuts a fragment of text around the densest run of hits, escapes it, and wraps the
-// hits in <mark>. Hits are the locations Bleve found in the text fields that keep them
-// (they share the text's offsets), and the words that start with prefix (the word being
-// typed, matched through the n-gram field, which keeps none).
-func snippet(text string, locs search.FieldTermLocationMap, prefix string) string {
+// hits in <mark>. Hits are the locations Bleve found in the text (words, stems, fuzzy
+// neighbours and the words the word being typed begins).
+func snippet(text string, locs search.FieldTermLocationMap) string {
 	var spans []span
-	if utf8.RuneCountInString(prefix) >= minGram {
-		spans = prefixSpans(text, prefix)
-	}
 	for _, ls := range locs[fieldText] {
 		for _, l := range ls {
 			if int(l.End) <= len(text) && l.Start < l.End {
@@ -314,31 +303,4 @@ func snippet(text string, locs search.FieldTermLocationMap, prefix string) strin
 		b.WriteString("…")
 	}
 	return b.String()
-}
-
-// prefixSpans returns the byte ranges of the words of text that start with prefix (lower
-// case).
-func prefixSpans(text, prefix string) []span {
-	lower := strings.ToLower(text)
-	if len(lower) != len(text) {
-		return nil // lower-casing moved the offsets; the index's own locations will do
-	}
-	var out []span
-	start := -1
-	for i, r := range lower {
-		if isWordRune(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 && strings.HasPrefix(lower[start:i], prefix) {
-			out = append(out, span{start, i})
-		}
-		start = -1
-	}
-	if start >= 0 && strings.HasPrefix(lower[start:], prefix) {
-		out = append(out, span{start, len(lower)})
-	}
-	return out
 }

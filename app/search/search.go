@@ -6,8 +6,8 @@
 // world's postings and a prefix or fuzzy query one world's words, however many worlds the
 // index holds. The name and the text are each indexed as words (lower-cased, as typed, so
 // invented names like Qo'noS match exactly, plus each word's English stem at the same
-// position) and as edge n-grams of two and three letters (the first keystrokes of search as
-// you type; longer prefixes walk the world's words). An entry also lists the eras that hold
+// position); the name also as edge n-grams (search as you type; a prefix in the text walks
+// the world's words in the dictionary). An entry also lists the eras that hold
 // their own copy of the document ("shadowed"), so a query in era E sees inherited documents
 // and E's own versions but never a parent's overridden copy.
 //
