@@ -1,0 +1,106 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/pocketbase/pocketbase/core"
+)
+
+// testCommitter is a committer on a fresh database with one table, its queue filled with
+// writes before it starts, so that they all share its first transaction.
+func testCommitter(t *testing.T, writes ...func(w *writeTx) error) ([]error, *sql.DB) {
+	t.Helper()
+	db, err := core.DefaultDBConnect(filepath.Join(t.TempDir(), "data.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.DB().Exec("CREATE TABLE t (k TEXT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	c := &committer{db: db.DB(), st: &statements{}, queue: make(chan *commitJob, maxGroup), done: make(chan struct{})}
+	jobs := make([]*commitJob, len(writes))
+	for i, w := range writes {
+		jobs[i] = &commitJob{write: w, err: make(chan error, 1)}
+		c.queue <- jobs[i]
+	}
+	go c.run()
+	results := make([]error, len(jobs))
+	for i, j := range jobs {
+		results[i] = <-j.err
+	}
+	c.stop()
+	return results, db.DB()
+}
+
+func insert(keys ...string) func(w *writeTx) error {
+	return func(w *writeTx) error {
+		for _, k := range keys {
+			if _, err := w.tx.Exec("INSERT OR FAIL INTO t (k) VALUES (?)", k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func keys(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query("SELECT k FROM t ORDER BY k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestCommitterIsolatesFailedWrites: in a group, a failed write leaves nothing behind and
+// the others commit; alone, it leaves nothing either.
+func TestCommitterIsolatesFailedWrites(t *testing.T) {
+	boom := errors.New("boom")
+	failAfterInsert := func(w *writeTx) error {
+		if err := insert("x")(w); err != nil {
+			return err
+		}
+		return boom
+	}
+	for _, tc := range []struct {
+		name   string
+		writes []func(w *writeTx) error
+		failed []bool
+		keys   []string
+	}{
+		{"all succeed", []func(w *writeTx) error{insert("a"), insert("b"), insert("c")}, []bool{false, false, false}, []string{"a", "b", "c"}},
+		{"one fails after a statement", []func(w *writeTx) error{insert("a"), failAfterInsert, insert("c")}, []bool{false, true, false}, []string{"a", "c"}},
+		{"a statement fails", []func(w *writeTx) error{insert("a"), insert("y", "a"), insert("c")}, []bool{false, true, false}, []string{"a", "c"}},
+		{"first and last fail", []func(w *writeTx) error{failAfterInsert, insert("b"), insert("b")}, []bool{true, false, true}, []string{"b"}},
+		{"alone", []func(w *writeTx) error{failAfterInsert}, []bool{true}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			results, db := testCommitter(t, tc.writes...)
+			for i, err := range results {
+				if (err != nil) != tc.failed[i] {
+					t.Errorf("write %d: err = %v, want failed %v", i, err, tc.failed[i])
+				}
+				if errors.Is(err, errWriteFailed) {
+					t.Errorf("write %d: got the internal %v", i, err)
+				}
+			}
+			if got := keys(t, db); !slices.Equal(got, tc.keys) {
+				t.Errorf("rows = %v, want %v", got, tc.keys)
+			}
+		})
+	}
+}
