@@ -194,6 +194,7 @@ func (c *corpus) queries(world, k int) []queryClass {
 	three := queryClass{name: "three words"}
 	phrase := queryClass{name: "phrase"}
 	prefix := queryClass{name: "3-letter prefix"}
+	prefix2 := queryClass{name: "2-letter prefix"}
 	fuzzy := queryClass{name: "fuzzy (1 typo)", note: "FTS5 has no fuzzy matching: its side runs the correctly spelled name"}
 	for range k {
 		w, _ := pick(functionWords, 400)
@@ -233,6 +234,8 @@ func (c *corpus) queries(world, k int) []queryClass {
 			if len(w) >= 5 {
 				prefix.ours = append(prefix.ours, w[:3])
 				prefix.fts = append(prefix.fts, ftsTerm(w[:3])+"*")
+				prefix2.ours = append(prefix2.ours, w[:2])
+				prefix2.fts = append(prefix2.fts, ftsTerm(w[:2])+"*")
 				break
 			}
 		}
@@ -254,5 +257,5 @@ func (c *corpus) queries(world, k int) []queryClass {
 			break
 		}
 	}
-	return []queryClass{one, three, phrase, prefix, fuzzy}
+	return []queryClass{one, three, phrase, prefix2, prefix, fuzzy}
 }

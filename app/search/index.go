@@ -37,7 +37,7 @@ var internalSeq = []byte("lw_outbox_seq")
 var internalMapping = []byte("lw_mapping")
 
 // mappingVersion changes whenever newMapping changes.
-const mappingVersion = "4"
+const mappingVersion = "5"
 
 // ErrOldMapping means the index was built by another version of Loreweave's mapping.
 var ErrOldMapping = errors.New("search: the index was built with an older mapping")
@@ -62,6 +62,10 @@ type Index struct {
 // entry is what is indexed for one document state. Name, Text and Kind are analysed as
 // "scope<sep>value" (see analysis.go); the scope is "world/era".
 type entry struct {
+	// World and Era are plain keywords, for looking at the index; queries go by the scoped
+	// terms instead, which never walk another world's postings.
+	World        string   `json:"world"`
+	Era          string   `json:"era"`
 	Shadowed     []string `json:"shadowed"`
 	DocID        string   `json:"docId"`
 	DocumentType string   `json:"documentType"`
@@ -101,6 +105,8 @@ func newMapping() (mapping.IndexMapping, error) {
 		return f
 	}
 	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt("world", keyword(true, false))
+	dm.AddFieldMappingsAt("era", keyword(true, false))
 	dm.AddFieldMappingsAt("shadowed", keyword(true, false))
 	dm.AddFieldMappingsAt("docId", keyword(true, true))
 	dm.AddFieldMappingsAt("documentType", keyword(false, true))
@@ -223,7 +229,7 @@ func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.Sta
 			return err
 		}
 		sc := code + sep
-		e := entry{Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType, Kind: sc + d.DocumentType,
+		e := entry{World: d.WorldID, Era: indexEra(era), Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType, Kind: sc + d.DocumentType,
 			Name: sc + name, Text: sc + text, Version: float64(version)}
 		e.Sig = signature(e)
 		out[entryID(d.ID, era)] = e
