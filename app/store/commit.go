@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -28,6 +29,9 @@ type committer struct {
 
 	mu      sync.RWMutex
 	stopped bool
+
+	// checkpointer
+	ckptStop, ckptDone chan struct{}
 }
 
 type commitJob struct {
@@ -100,9 +104,57 @@ func newCommitter(app core.App) (*committer, error) {
 	if err != nil {
 		return nil, err
 	}
+	reader, ok := app.ConcurrentDB().(*dbx.DB)
+	if !ok {
+		return nil, errors.New("store: the read connections are not a *dbx.DB")
+	}
 	c := &committer{app: app, db: db.DB(), st: st, queue: make(chan *commitJob, maxGroup), done: make(chan struct{})}
 	go c.run()
+	c.startCheckpoints(reader.DB())
 	return c, nil
+}
+
+// Checkpoints. A checkpoint copies the write-ahead log into the database file and syncs it;
+// run by the writing connection (SQLite's automatic checkpoint, every 1,000 pages), it held
+// up every write queued behind it, and under load those were most of the slow commits. The
+// write connection therefore never checkpoints (wal_autocheckpoint=0, set in every
+// transaction); a goroutine checkpoints from a reading connection instead, in PASSIVE mode,
+// which never blocks a writer. Should the log still grow past walLimit pages because writes
+// never pause long enough for it to start over, a RESTART checkpoint waits for a moment
+// between commits and has the next write start the log from the beginning.
+const (
+	checkpointEvery = 100 * time.Millisecond
+	walLimit        = 8192
+)
+
+func (c *committer) startCheckpoints(reader *sql.DB) {
+	c.ckptStop, c.ckptDone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(c.ckptDone)
+		t := time.NewTicker(checkpointEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-c.ckptStop:
+				return
+			case <-t.C:
+			}
+			frames, err := checkpoint(reader, "PASSIVE")
+			if err == nil && frames >= walLimit {
+				_, err = checkpoint(reader, "RESTART")
+			}
+			if err != nil && c.app != nil {
+				c.app.Logger().Warn("store: checkpoint", "error", err.Error())
+			}
+		}
+	}()
+}
+
+// checkpoint runs one checkpoint and returns the number of frames in the log.
+func checkpoint(db *sql.DB, mode string) (int, error) {
+	var busy, frames, copied int
+	err := db.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
+	return frames, err
 }
 
 // do runs write in a transaction and returns once that transaction committed or failed.
@@ -126,12 +178,17 @@ func (c *committer) do(write func(w *writeTx) error) error {
 // stop waits for queued writes to finish, then ends the goroutine.
 func (c *committer) stop() {
 	c.mu.Lock()
-	if !c.stopped {
+	first := !c.stopped
+	if first {
 		c.stopped = true
 		close(c.queue)
 	}
 	c.mu.Unlock()
 	<-c.done
+	if first && c.ckptStop != nil {
+		close(c.ckptStop)
+		<-c.ckptDone
+	}
 }
 
 func (c *committer) run() {
@@ -185,6 +242,11 @@ func (c *committer) transaction(batch []*commitJob, results []error, savepoints 
 		return err
 	}
 	defer tx.Rollback() // after Commit, a no-op
+	// The write connection leaves checkpoints to the checkpointer (set on every transaction:
+	// PocketBase may have replaced the connection after it idled).
+	if _, err := tx.Exec("PRAGMA wal_autocheckpoint=0"); err != nil {
+		return err
+	}
 	w := &writeTx{tx: tx, st: c.st}
 	for i, j := range batch {
 		if !savepoints {

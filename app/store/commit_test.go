@@ -3,9 +3,13 @@ package store
 import (
 	"database/sql"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pocketbase/pocketbase/core"
 )
@@ -102,5 +106,59 @@ func TestCommitterIsolatesFailedWrites(t *testing.T) {
 				t.Errorf("rows = %v, want %v", got, tc.keys)
 			}
 		})
+	}
+}
+
+// The write connection never checkpoints; the checkpointer copies the log into the database
+// file from a reading connection, so the file grows while writes go on.
+func TestCheckpointsRunBesideTheWriter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data.db")
+	writer, err := core.DefaultDBConnect(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	writer.DB().SetMaxOpenConns(1)
+	reader, err := core.DefaultDBConnect(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if _, err := writer.DB().Exec("CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkpoint(reader.DB(), "TRUNCATE"); err != nil {
+		t.Fatal(err)
+	}
+	size := func() int64 {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Size()
+	}
+	before := size()
+
+	c := &committer{db: writer.DB(), st: &statements{}, queue: make(chan *commitJob, maxGroup), done: make(chan struct{})}
+	go c.run()
+	defer c.stop()
+	pad := strings.Repeat("x", 2000)
+	for i := range 2000 {
+		if err := c.do(func(w *writeTx) error {
+			_, err := w.tx.Exec("INSERT INTO t (k, v) VALUES (?, ?)", fmt.Sprint(i), pad)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Over 1,000 pages were written: SQLite's automatic checkpoint would have copied them.
+	if got := size(); got != before {
+		t.Fatalf("the writer checkpointed: database file %d -> %d bytes", before, got)
+	}
+	c.startCheckpoints(reader.DB())
+	for deadline := time.Now().Add(10 * time.Second); size() <= before; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint copied the log into the database file")
+		}
 	}
 }
