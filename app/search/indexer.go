@@ -181,7 +181,7 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 		b = ix.idx.NewBatch()
 		return nil
 	}
-	after := ""
+	var after store.Document
 	for {
 		docs, err := s.AllDocuments(after, 500)
 		if err != nil {
@@ -239,7 +239,7 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 		if progress != nil {
 			progress(checked)
 		}
-		after = docs[len(docs)-1].ID
+		after = docs[len(docs)-1]
 	}
 	// Whatever is left belongs to documents that no longer exist.
 	for _, entries := range indexed {

@@ -305,12 +305,26 @@ func (s *Store) StatesOf(docIDs []string) (map[string][]State, error) {
 	return out, nil
 }
 
-// AllDocuments returns up to limit documents of every world with ids above after, by id.
-func (s *Store) AllDocuments(after string, limit int) ([]Document, error) {
+// AllDocuments returns up to limit documents of every world that come after the document
+// after (the zero Document: from the start), in the order world, created, id: a world's
+// documents come together, which is what the search index builds fastest (its terms are
+// per world).
+func (s *Store) AllDocuments(after Document, limit int) ([]Document, error) {
 	var out []Document
-	if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.id > {:after} ORDER BY d.id LIMIT {:limit}").
-		Bind(dbx.Params{"after": after, "limit": limit}).All(&out); err != nil {
-		return nil, fmt.Errorf("store: all documents: %w", err)
+	if after.WorldID != "" {
+		if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.world = {:world} AND d.created >= {:created}" +
+			" AND (d.created > {:created} OR d.id > {:id}) ORDER BY d.created, d.id LIMIT {:limit}").
+			Bind(dbx.Params{"world": after.WorldID, "created": after.Created, "id": after.ID, "limit": limit}).All(&out); err != nil {
+			return nil, fmt.Errorf("store: all documents: %w", err)
+		}
+	}
+	if len(out) < limit {
+		var next []Document
+		if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.world > {:world} ORDER BY d.world, d.created, d.id LIMIT {:limit}").
+			Bind(dbx.Params{"world": after.WorldID, "limit": limit - len(out)}).All(&next); err != nil {
+			return nil, fmt.Errorf("store: all documents: %w", err)
+		}
+		out = append(out, next...)
 	}
 	return out, nil
 }
