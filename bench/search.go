@@ -320,7 +320,13 @@ func (b *bench) runSearch() error {
 		}{{"HTTP", httpSide}, {"search package", pkgSide}} {
 			a, bs := pair(1, b.dur, side.fn, ftsSide)
 			r := latencyRow(fmt.Sprintf("search %s (%s)", qc.name, side.how), 1, a, "SQLite FTS5 MATCH", bs)
-			r.goal("p95 ≤ FTS5 p95", r.P95 <= r.BaseP95)
+			// The goal is judged like for like, in process on both sides; the HTTP row adds
+			// the request's round trip (auth, JSON) that the FTS5 side does not make.
+			if side.how == "HTTP" {
+				r.Note = joinNote(r.Note, "includes the HTTP round trip, which FTS5's side does not make")
+			} else {
+				r.goal("p95 ≤ FTS5 p95", r.P95 <= r.BaseP95)
+			}
 			r.Note = joinNote(joinNote(r.Note, hits), qc.note)
 			b.add(r)
 		}
@@ -336,7 +342,7 @@ func (b *bench) runSearch() error {
 	}
 	const mib = 1 << 20
 	sz := valueRow(fmt.Sprintf("search index size, %d docs", total), float64(bleveSize)/mib, "MiB", "SQLite FTS5 file", float64(ftsInfo.Size())/mib)
-	sz.Note = "Bleve: name and text each indexed as words (as written plus English stems at the same position) and as 2- and 3-letter edge n-grams, every term starting with a short world/era code, text stored with positions; FTS5: porter stemming with 2- and 3-letter prefix indexes"
+	sz.Note = "Bleve: name and text indexed as words (as written plus English stems at the same position), the name also as edge n-grams (2–15), every term starting with a short world/era code, text stored with positions, compacted into one segment after the reconcile; FTS5: porter stemming with 2- and 3-letter prefix indexes"
 	b.add(sz)
 	return nil
 }

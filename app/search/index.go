@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,6 +58,11 @@ type Index struct {
 
 	codesMu sync.RWMutex
 	codes   map[string]string // scope -> code
+
+	// closing ends a compaction when the index closes.
+	closing        context.Context
+	stopCompacting context.CancelFunc
+	compactions    sync.WaitGroup
 }
 
 // entry is what is indexed for one document state. Name, Text and Kind are analysed as
@@ -150,11 +156,16 @@ func Open(path string) (*Index, error) {
 		}
 		return nil, fmt.Errorf("search: open %s: %w", path, err)
 	}
-	return &Index{idx: idx, path: path, codes: map[string]string{}}, nil
+	closing, stop := context.WithCancel(context.Background())
+	return &Index{idx: idx, path: path, codes: map[string]string{}, closing: closing, stopCompacting: stop}, nil
 }
 
 // Close closes the index.
-func (ix *Index) Close() error { return ix.idx.Close() }
+func (ix *Index) Close() error {
+	ix.stopCompacting()
+	ix.compactions.Wait()
+	return ix.idx.Close()
+}
 
 // Remove deletes an index directory (for a rebuild from scratch).
 func Remove(path string) error { return os.RemoveAll(path) }

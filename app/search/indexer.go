@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/loreweave/loreweave/app/store"
@@ -256,7 +258,35 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 		return repaired, err
 	}
 	ix.entries = entries
+	if repaired >= compactAfter {
+		ix.compact()
+	}
 	return repaired, nil
+}
+
+// compactAfter is how many documents a reconcile must have indexed for the index to be
+// compacted afterwards.
+const compactAfter = 10000
+
+// compact merges the whole index into one segment in the background, once a reconcile
+// indexed many documents (a rebuild, a restore): a query then opens one segment's
+// dictionaries instead of a dozen. Scorch keeps answering queries meanwhile; Close stops it.
+func (ix *Index) compact() {
+	adv, err := ix.idx.Advanced()
+	if err != nil {
+		return
+	}
+	sc, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return
+	}
+	ix.compactions.Add(1)
+	go func() {
+		defer ix.compactions.Done()
+		opts := mergeplan.SingleSegmentMergePlanOptions
+		// A compaction that fails or is stopped leaves the segments as they were.
+		_ = sc.ForceMerge(ix.closing, &opts)
+	}()
 }
 
 func sameEntries(want map[string]entry, have map[string]string) bool {
