@@ -73,6 +73,7 @@ func rebuild(app core.App, out io.Writer) error {
 	if _, err := idx.Reconcile(context.Background(), s, head, progress); err != nil {
 		return err
 	}
+	idx.WaitCompacted()
 	n, _ := idx.DocCount()
 	if tty {
 		fmt.Fprintln(out)

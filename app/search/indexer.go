@@ -264,6 +264,10 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 	return repaired, nil
 }
 
+// WaitCompacted waits for a compaction a reconcile started (the command line waits; a
+// closing server stops it instead).
+func (ix *Index) WaitCompacted() { ix.compactions.Wait() }
+
 // compactAfter is how many documents a reconcile must have indexed for the index to be
 // compacted afterwards.
 const compactAfter = 10000
