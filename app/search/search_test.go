@@ -199,6 +199,20 @@ func TestSearchFollowsEras(t *testing.T) {
 	if r := w.search(t, "squatter", total(0)); r.TotalItems != 0 {
 		t.Fatalf("era doc on main %+v", r)
 	}
+	// A type filter in the era covers its own documents and the inherited ones.
+	w.doc("Granite quarry", "timeline")
+	if r := inEra("granite&documentType=card", total(1)); r.TotalItems != 1 || r.Items[0].ID != keep {
+		t.Fatalf("cards in the era: %+v", r)
+	}
+	if r := inEra("granite&documentType=timeline", total(1)); r.TotalItems != 1 || r.Items[0].Name != "Granite quarry" {
+		t.Fatalf("timelines in the era: %+v", r)
+	}
+	if r := inEra("sq&documentType=card", total(1)); r.TotalItems != 1 || r.Items[0].ID != d.ID {
+		t.Fatalf("cards by prefix in the era: %+v", r)
+	}
+	if r := inEra("sq&documentType=timeline", total(0)); r.TotalItems != 0 {
+		t.Fatalf("timelines by prefix in the era: %+v", r)
+	}
 }
 
 func TestSearchPaginationAndFilters(t *testing.T) {
