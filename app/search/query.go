@@ -18,15 +18,15 @@ import (
 // Boosts: a name match outranks a content match; an exact word outranks its stem, its
 // fuzzy neighbours and its prefixes.
 const (
-	boostNameExact = 8
-	boostName      = 5
-	boostNamePhr   = 8
-	boostNameGram  = 3
-	boostTextExact = 2
-	boostText      = 1.5
-	boostTextGram  = 0.6
-	boostFuzzy     = 0.4
-	minFuzzyLen    = 5
+	boostNameExact  = 8
+	boostName       = 5
+	boostNamePhr    = 8
+	boostNamePrefix = 3
+	boostTextExact  = 2
+	boostText       = 1.5
+	boostTextPrefix = 0.6
+	boostFuzzy      = 0.4
+	minFuzzyLen     = 5
 )
 
 // Searcher runs queries against the index.
@@ -191,11 +191,11 @@ func wordQuery(scopes []string, w string, prefix bool) (must, should query.Query
 			req = append(req, query.NewConjunctionQuery(all))
 		}
 		if lw := strings.ToLower(w); prefix && utf8.RuneCountInString(lw) >= minGram {
-			req = append(req, prefixQuery(fieldText, sc+lw, boostTextGram))
+			req = append(req, prefixQuery(fieldText, sc+lw, boostTextPrefix))
 			if utf8.RuneCountInString(lw) <= maxGram {
-				opt = append(opt, term(fieldNameGram, sc+lw, boostNameGram))
+				opt = append(opt, term(fieldNameGram, sc+lw, boostNamePrefix))
 			} else {
-				opt = append(opt, prefixQuery(fieldName, sc+lw, boostNameGram))
+				opt = append(opt, prefixQuery(fieldName, sc+lw, boostNamePrefix))
 			}
 		}
 	}
@@ -235,9 +235,7 @@ type span struct{ start, end int }
 
 func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’'
-}
+func isWordRune(r rune) bool { return isLetterOrDigit(r) || r == '\'' || r == '’' }
 
 // snippet cuts a fragment of text around the densest run of hits, escapes it, and wraps the
 // hits in <mark>. Hits are the locations Bleve found in the text (words, stems, fuzzy
