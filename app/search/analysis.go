@@ -41,22 +41,20 @@ func stopWords() analysis.TokenMap {
 	return stop
 }
 
-// analyse runs the words analyser over text, unscoped (queries add the scopes themselves).
-var analyse = words{tok: unicode.NewUnicodeTokenizer(), stop: stopWords()}.Analyze
+// theWords is the words analyser, the index's and the queries' (over "scope<sep>text").
+var theWords = words{tok: unicode.NewUnicodeTokenizer(), stop: stopWords()}
 
 func init() {
-	stop := stopWords()
-	tok := unicode.NewUnicodeTokenizer()
 	must := func(err error) {
 		if err != nil {
 			panic(err)
 		}
 	}
 	must(registry.RegisterAnalyzer(wordsAnalyzer, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
-		return words{tok: tok, stop: stop}, nil
+		return theWords, nil
 	}))
 	must(registry.RegisterAnalyzer(gramsAnalyzer, func(map[string]any, *registry.Cache) (analysis.Analyzer, error) {
-		return grams{tok: tok}, nil
+		return grams{tok: unicode.NewUnicodeTokenizer()}, nil
 	}))
 }
 

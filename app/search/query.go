@@ -145,7 +145,7 @@ func phrase(field string, terms [][]string, boost float64) query.Query {
 func positions(sc, text string) [][]string {
 	var out [][]string
 	last := -1
-	for _, t := range analyse([]byte(sc + text)) {
+	for _, t := range theWords.Analyze([]byte(sc + text)) {
 		if t.Position != last {
 			out = append(out, nil)
 			last = t.Position
