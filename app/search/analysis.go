@@ -13,7 +13,8 @@ import (
 )
 
 // Every analysed value is "scope<sep>value", and every term the analysers make is
-// "scope<sep>term": each world's era has its own terms, so a query walks the postings of
+// "scope<sep>term", scope being the short code of the entry's world and era (see
+// allocCode): each world's era has its own terms, so a query walks the postings of
 // one world, never a global list filtered afterwards, and a prefix or fuzzy query enumerates
 // one world's words. Offsets are those of the value after the separator.
 //

@@ -66,7 +66,8 @@ type Index struct {
 }
 
 // entry is what is indexed for one document state. Name, Text and Kind are analysed as
-// "scope<sep>value" (see analysis.go); the scope is "world/era".
+// "code<sep>value" (see analysis.go), code being the short code of the entry's world and era
+// (see allocCode).
 type entry struct {
 	// World and Era are plain keywords, for looking at the index; queries go by the scoped
 	// terms instead, which never walk another world's postings.
