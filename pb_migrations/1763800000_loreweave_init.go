@@ -110,18 +110,7 @@ func up(app core.App) error {
 		return fmt.Errorf("document_states: %w", err)
 	}
 
-	opsLog := core.NewBaseCollection("document_ops")
-	opsLog.Fields.Add(
-		&core.RelationField{Name: "document", Required: true, MaxSelect: 1, CollectionId: documents.Id, CascadeDelete: true},
-		&core.TextField{Name: "era", Max: 50},
-		&core.NumberField{Name: "version", OnlyInt: true},
-		&core.JSONField{Name: "ops", MaxSize: maxBig},
-		&core.TextField{Name: "actor", Max: 50},
-		&core.TextField{Name: "credential", Max: 20},
-		&core.AutodateField{Name: "created", OnCreate: true},
-	)
-	opsLog.AddIndex("idx_document_ops_doc_era_version", true, "document, era, version", "")
-	if err := app.Save(opsLog); err != nil {
+	if err := app.Save(opLogCollection(documents.Id)); err != nil {
 		return fmt.Errorf("document_ops: %w", err)
 	}
 
@@ -200,4 +189,21 @@ func down(app core.App) error {
 		}
 	}
 	return nil
+}
+
+// opLogCollection is the op log as this migration made it; 1763800003 turns it into a plain
+// table.
+func opLogCollection(documentsID string) *core.Collection {
+	c := core.NewBaseCollection("document_ops")
+	c.Fields.Add(
+		&core.RelationField{Name: "document", Required: true, MaxSelect: 1, CollectionId: documentsID, CascadeDelete: true},
+		&core.TextField{Name: "era", Max: 50},
+		&core.NumberField{Name: "version", OnlyInt: true},
+		&core.JSONField{Name: "ops", MaxSize: maxBig},
+		&core.TextField{Name: "actor", Max: 50},
+		&core.TextField{Name: "credential", Max: 20},
+		&core.AutodateField{Name: "created", OnCreate: true},
+	)
+	c.AddIndex("idx_document_ops_doc_era_version", true, "document, era, version", "")
+	return c
 }

@@ -112,9 +112,7 @@ func (s *Store) DeleteDocument(d Document, eraID string, actor Actor) error {
 	err = s.app.RunInTransaction(func(tx core.App) error {
 		db := tx.DB()
 		if eraID == MainLine {
-			if _, err := db.NewQuery("DELETE FROM document_ops WHERE document = {:id}").Bind(dbx.Params{"id": d.ID}).Execute(); err != nil {
-				return err
-			}
+			// The op log goes with the document row (trigger document_ops_cascade).
 			if _, err := db.NewQuery("DELETE FROM document_states WHERE document = {:id}").Bind(dbx.Params{"id": d.ID}).Execute(); err != nil {
 				return err
 			}

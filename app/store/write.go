@@ -105,7 +105,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 				return err
 			}
 		}
-		if _, err := w.exec(w.st.insertOp, newID(), d.ID, req.EraID, version, string(applied), req.Actor.UserID, req.Actor.Credential, t); err != nil {
+		if _, err := w.exec(w.st.insertOp, d.ID, req.EraID, version, string(applied), req.Actor.UserID, req.Actor.Credential, t); err != nil {
 			return err
 		}
 		var err error
