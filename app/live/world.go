@@ -103,8 +103,8 @@ func (h *Hub) relayWorldEvent(r store.OutboxRow) {
 }
 
 // ServeWorld streams a world's structural changes. Event ids are outbox sequences: a client
-// resuming with Last-Event-ID gets what it missed (up to MaxResume changes), or a `reset`
-// event telling it to reload the lists. The caller has checked access.
+// resuming with Last-Event-ID gets what it missed (up to MaxResume changes, kept for
+// store.OutboxKeep), or a `reset` event telling it to reload the lists. The caller has checked access.
 func (h *Hub) ServeWorld(e *core.RequestEvent, p auth.Principal, w store.World) error {
 	resume, hasResume := lastEventID(e.Request)
 	sw := &streamWriter{}
@@ -121,7 +121,12 @@ func (h *Hub) ServeWorld(e *core.RequestEvent, p auth.Principal, w store.World) 
 		if err != nil {
 			return 0, err
 		}
-		if len(rows) > MaxResume || resume > head {
+		oldest, err := h.store.OutboxOldest()
+		if err != nil {
+			return 0, err
+		}
+		// Too far behind, ahead of the head, or behind what the outbox still keeps.
+		if len(rows) > MaxResume || resume > head || resume+1 < oldest {
 			sw.send("reset", head, mustJSON(map[string]any{"seq": head}))
 			return head, nil
 		}

@@ -41,6 +41,69 @@ func (s *Store) OutboxHead() (int64, error) {
 	return seq, nil
 }
 
+// OutboxOldest returns the oldest sequence still kept (0 if the outbox is empty).
+func (s *Store) OutboxOldest() (int64, error) {
+	var seq int64
+	if err := s.app.DB().NewQuery("SELECT COALESCE(MIN(seq), 0) FROM outbox").Row(&seq); err != nil {
+		return 0, fmt.Errorf("store: outbox oldest: %w", err)
+	}
+	return seq, nil
+}
+
+// Outbox retention. Every follower reads the outbox as it is written, and the search
+// indexer reconciles with the documents themselves whenever it starts; old rows serve only
+// world streams resuming after a long absence, and those get a reset event instead. So rows
+// are kept a week, then deleted: the outbox no longer grows by a row per change for good.
+const (
+	OutboxKeep       = 7 * 24 * time.Hour
+	outboxPruneEvery = time.Hour
+	outboxPruneChunk = 5000
+)
+
+// PruneOutbox deletes the rows created before cutoff, oldest first, a chunk per
+// transaction so that writes are not held up. The newest row always stays, so the sequence
+// (and with it every stream's event ids) never goes back.
+func (s *Store) PruneOutbox(cutoff time.Time) (int64, error) {
+	var total int64
+	for {
+		// Rows are created in sequence order, so the old ones are the first ones: each chunk
+		// looks at the oldest rows only, never at the whole table.
+		res, err := s.app.NonconcurrentDB().NewQuery(`DELETE FROM outbox WHERE seq IN (
+				SELECT seq FROM outbox ORDER BY seq LIMIT {:chunk})
+			AND created < {:cutoff} AND seq < (SELECT MAX(seq) FROM outbox)`).
+			Bind(dbx.Params{"chunk": outboxPruneChunk, "cutoff": cutoff.UTC().Format(dbTime)}).Execute()
+		if err != nil {
+			return total, fmt.Errorf("store: prune outbox: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("store: prune outbox: %w", err)
+		}
+		total += n
+		if n < outboxPruneChunk {
+			return total, nil
+		}
+	}
+}
+
+// pruneOutbox prunes now and every outboxPruneEvery until ctx ends.
+func (s *Store) pruneOutbox(ctx context.Context) {
+	t := time.NewTicker(outboxPruneEvery)
+	defer t.Stop()
+	for {
+		if n, err := s.PruneOutbox(time.Now().Add(-OutboxKeep)); err != nil {
+			s.app.Logger().Warn("store: prune outbox", "error", err.Error())
+		} else if n > 0 {
+			s.app.Logger().Info("store: pruned outbox", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // TailOutbox calls fn with every batch of outbox rows after from, in order, until ctx ends.
 // It reads at once when this process commits a change that wake accepts (nil: any), and at
 // least every interval otherwise, so changes made by other processes (the command line)

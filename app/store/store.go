@@ -47,7 +47,7 @@ func New(app core.App) *Store {
 // seen by this one.
 const OutboxPoll = 250 * time.Millisecond
 
-// Start starts the committer and the outbox follower.
+// Start starts the committer, the outbox follower and the outbox's pruning.
 func (s *Store) Start() error {
 	commits, err := newCommitter(s.app)
 	if err != nil {
@@ -60,8 +60,14 @@ func (s *Store) Start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		s.pruneOutbox(ctx)
+	}()
 	go func() {
 		defer close(s.done)
+		defer func() { <-pruned }()
 		// Content writes reach their watchers through OnChange; the followers of the outbox
 		// (caches, access checks, world streams) need waking only for the other changes.
 		notContent := func(c Change) bool { return c.Kind != "document.content" }
@@ -77,7 +83,7 @@ func (s *Store) Start() error {
 	return nil
 }
 
-// Stop stops the outbox follower, then drains and stops the committer; later writes fail.
+// Stop stops the outbox follower and pruning, then drains and stops the committer; later writes fail.
 func (s *Store) Stop() {
 	if s.cancel != nil {
 		s.cancel()
