@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/pocketbase/pocketbase"
+	pbcmd "github.com/pocketbase/pocketbase/cmd"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/spf13/cobra"
 
@@ -40,7 +41,15 @@ func main() {
 		return nil
 	}
 	cli.Register(pb.RootCmd, pb)
-	if err := pb.Start(); err != nil {
+	// PocketBase's own commands, as pb.Start adds them, but added here so that Guard sees
+	// them too: pb.Execute ignores the error of the command it ran, and a server that cannot
+	// start (a bad setting, a port in use) must not exit with status 0.
+	pb.RootCmd.AddCommand(pbcmd.NewSuperuserCommand(pb), pbcmd.NewServeCommand(pb, true))
+	cli.Guard(pb.RootCmd)
+	if _, _, err := pb.RootCmd.Find(os.Args[1:]); err != nil {
+		cli.Fail() // an unknown command: cobra prints the error
+	}
+	if err := pb.Execute(); err != nil {
 		log.Fatal(err)
 	}
 	if cli.Failed() {

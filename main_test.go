@@ -203,6 +203,23 @@ func TestCommandLine(t *testing.T) {
 			t.Errorf("%v succeeded without a required argument: %s", args, out)
 		}
 	}
+
+	// A server that cannot start, or a command that does not exist, exits with status 1
+	// (service managers and scripts go by it).
+	for _, args := range [][]string{
+		{"serve", "--dir", t.TempDir(), "--http", strings.TrimPrefix(base, "http://")}, // the port is taken
+		{"serve", "--dir", t.TempDir(), "--http", freePort(t), "--default-plan", "gold"},
+		{"bogus"},
+	} {
+		cmd := exec.Command(bin, args...)
+		out, err := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 || !strings.Contains(string(out), "Error") {
+			t.Errorf("%v: exit status %d (%v), want 1 with an error:\n%s", args, code, err, out)
+		}
+	}
+	if out, err := run(t, bin, "--help"); err != nil || !strings.Contains(out, "serve") {
+		t.Errorf("--help: %v\n%s", err, out)
+	}
 }
 
 // TestSearchReindex rebuilds the index of a stopped server from the database.

@@ -3,6 +3,8 @@ package api_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/loreweave/loreweave/app/apptest"
 )
 
 func TestErasCopyOnWrite(t *testing.T) {
@@ -79,5 +81,38 @@ func TestErasCopyOnWrite(t *testing.T) {
 	other := s.World(ann, "Other")
 	if res := s.Get(ann.Key, "/api/v1/worlds/"+other+"/documents?era="+era.ID); res.Status != http.StatusNotFound {
 		t.Fatalf("foreign era: %d", res.Status)
+	}
+}
+
+// ?era= with no value is refused on every route that takes it, and changes nothing: an unset
+// variable in a script (`?era=$E`) must not delete or write on the main line.
+func TestEmptyEraIsRefused(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "History", "timeline")
+	doc := "/api/v1/worlds/" + w + "/documents/" + tl
+	for _, req := range []struct{ method, path string }{
+		{"DELETE", doc + "?era="},
+		{"POST", doc + "/content?era="},
+		{"GET", doc + "?era="},
+		{"GET", doc + "?era=a&era=b"},
+		{"GET", "/api/v1/worlds/" + w + "/documents?era="},
+		{"GET", "/api/v1/worlds/" + w + "/search?q=history&era="},
+		{"GET", doc + "/events?era="},
+	} {
+		var body any
+		if req.method == "POST" {
+			body = ops(map[string]any{"op": "timeline.addEvent", "label": "Lost", "dateMs": 1})
+		}
+		res := s.Do(apptest.Request{Method: req.method, Path: req.path, Key: ann.Key, Body: body})
+		if res.Status != http.StatusUnprocessableEntity || res.ErrorCode() != "invalid_field" {
+			t.Errorf("%s %s: %d %s, want 422 invalid_field", req.method, req.path, res.Status, res.Body)
+		}
+	}
+	var c struct{ Version int }
+	s.Must(s.Get(ann.Key, doc), http.StatusOK).JSON(t, &c)
+	if c.Version != 0 {
+		t.Fatalf("the document changed: version %d", c.Version)
 	}
 }

@@ -122,7 +122,7 @@ func queryParam(name, desc string, schema obj) obj {
 var (
 	worldParam     = pathParam("worldId", "The world's id.")
 	docParam       = pathParam("documentId", "The document's id.")
-	eraQuery       = queryParam("era", "An era id: read or write the document as it is in that era. Omitted: the main line.", obj{"type": "string"})
+	eraQuery       = queryParam("era", "An era id: read or write the document as it is in that era. Omitted: the main line (an empty value is refused, so that an unset variable in a script cannot aim at the main line).", obj{"type": "string", "minLength": 1})
 	pageQuery      = queryParam("page", "Page number, from 1.", obj{"type": "integer", "minimum": 1})
 	lastEventQuery = queryParam("lastEventId", "Resume after this event id (the same as the Last-Event-ID header, which browsers' EventSource sends).", obj{"type": "integer", "minimum": 0})
 	perPageQ       = queryParam("perPage", "Items per page, 1 to 100 (default 50).", obj{"type": "integer", "minimum": 1, "maximum": 100})
@@ -164,10 +164,10 @@ func OpenAPI() obj {
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}": obj{
 			"parameters": []obj{worldParam, docParam},
-			"get":        withParams(operation("getDocument", "One document: metadata, version and its current content. Needs Pro or Studio for key and OAuth callers.", "200", ref("DocumentWithContent"), "403", "404"), eraQuery),
+			"get":        withParams(operation("getDocument", "One document: metadata, version and its current content. Needs Pro or Studio for key and OAuth callers.", "200", ref("DocumentWithContent"), "403", "404", "422"), eraQuery),
 			"patch": withParams(withBody(operation("updateDocument", "Rename a document and/or move it into a folder (parentId; \"\" = top level). Metadata is global across eras. A parent must be a folder of the world; a folder cannot move into itself or its subfolders.", "200", ref("Document"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "parentId": str("A folder's id, or \"\" for the top level.")}, "name", "parentId")), eraQuery),
-			"delete": withParams(operation("deleteDocument", "Delete a document. On the main line it is deleted everywhere (a folder only when empty); with ?era= it is hidden in that era and the eras forked from it.", "204", nil, "403", "404", "409"), eraQuery),
+			"delete": withParams(operation("deleteDocument", "Delete a document. On the main line it is deleted everywhere (a folder only when empty); with ?era= it is hidden in that era and the eras forked from it.", "204", nil, "403", "404", "409", "422"), eraQuery),
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}/ops": obj{
 			"parameters": []obj{worldParam, docParam},
@@ -205,7 +205,7 @@ func OpenAPI() obj {
 				"Server-Sent Events of one document in one era. On connect: `snapshot` (data: version, documentType, data, text, source) and `presence` (data: viewers [{id, name, colour}]); "+
 					"then one `ops` event per accepted write (id = version; data: version, documentType, ops as applied, actor {id, name}), `presence` when watchers come and go, and heartbeat comments every 15 s. "+
 					"Resuming with Last-Event-ID (or ?lastEventId=) replays exactly the versions after it from the op log; more than 1,000 behind, or ahead, gets a fresh snapshot. Needs Pro or Studio for key and OAuth callers.",
-				"403", "404"), eraQuery, lastEventQuery),
+				"403", "404", "422"), eraQuery, lastEventQuery),
 		},
 		"/api/v1/worlds/{worldId}/search": obj{
 			"parameters": []obj{worldParam},

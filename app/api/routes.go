@@ -71,12 +71,27 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 	g.BindFunc(a.limitIP, a.Auth.APIMiddleware, a.limitKey, a.idempotency)
 	for _, rt := range Routes {
 		h := rt.handler
-		g.Route(rt.Method, rt.Path, handle(func(e *core.RequestEvent) error { return h(a, e) }))
+		g.Route(rt.Method, rt.Path, handle(func(e *core.RequestEvent) error {
+			if err := checkEra(e); err != nil {
+				return err
+			}
+			return h(a, e)
+		}))
 	}
 	// Anything else under /api/v1 answers in the API's own error shape.
 	r.Any("/api/v1/{path...}", handle(func(e *core.RequestEvent) error {
 		return apierr.New(http.StatusNotFound, "not_found", "no such endpoint: %s %s (see /api/v1/openapi.json)", e.Request.Method, e.Request.URL.Path)
 	}))
+}
+
+// checkEra refuses ?era= with no value: the main line is asked for by leaving the parameter
+// out. A script whose era variable is unset would otherwise read, write or delete on the main
+// line when it meant an era.
+func checkEra(e *core.RequestEvent) error {
+	if v, ok := e.Request.URL.Query()["era"]; ok && (len(v) != 1 || v[0] == "") {
+		return apierr.Field("era", "era must be one era id; leave it out for the main line")
+	}
+	return nil
 }
 
 // limitIP refuses clients that send too many requests, before any credential is checked (so

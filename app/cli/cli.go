@@ -1,7 +1,8 @@
 // Package cli adds Loreweave's management commands to the PocketBase command line: users,
-// API keys, world plans and the search index. They write the database directly (honouring --dir) and take
-// effect on a running server at once: the server reads keys and plans from the database on
-// every request and learns of revocations through the outbox.
+// API keys, world plans and the search index. They write the database directly (honouring
+// --dir) with an outbox row for each change; a running server reads the outbox at least every
+// store.OutboxPoll (a quarter of a second) and forgets what it had cached, so a revoked key or
+// a changed plan applies to it within that time.
 package cli
 
 import (
@@ -24,10 +25,7 @@ import (
 // Register adds the commands to root. app must be bootstrapped before a command runs
 // (PocketBase does that).
 func Register(root *cobra.Command, app core.App) {
-	for _, c := range []*cobra.Command{usersCmd(app), keysCmd(app), worldsCmd(app), searchCmd(app)} {
-		guard(c)
-		root.AddCommand(c)
-	}
+	root.AddCommand(usersCmd(app), keysCmd(app), worldsCmd(app), searchCmd(app))
 }
 
 var failed atomic.Bool
@@ -36,21 +34,28 @@ var failed atomic.Bool
 // so main turns this into the exit status.
 func Failed() bool { return failed.Load() }
 
-// guard records the failure of c or any of its subcommands.
-func guard(c *cobra.Command) {
-	if run := c.RunE; run != nil {
-		c.RunE = func(cmd *cobra.Command, args []string) error {
-			err := run(cmd, args)
-			if err != nil {
-				failed.Store(true)
+// Guard records the failure of c and of every command under it, in their run and in their
+// persistent pre-run (where the configuration is read), for Failed. Call it once every
+// command is added.
+func Guard(c *cobra.Command) {
+	for _, f := range []*func(*cobra.Command, []string) error{&c.RunE, &c.PersistentPreRunE} {
+		if run := *f; run != nil {
+			*f = func(cmd *cobra.Command, args []string) error {
+				err := run(cmd, args)
+				if err != nil {
+					failed.Store(true)
+				}
+				return err
 			}
-			return err
 		}
 	}
 	for _, sub := range c.Commands() {
-		guard(sub)
+		Guard(sub)
 	}
 }
+
+// Fail records a failure found outside any command (an unknown command, say).
+func Fail() { failed.Store(true) }
 
 // ready applies pending migrations so the commands work on a fresh data directory.
 func ready(app core.App) error {
