@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -254,6 +255,45 @@ func TestRenameUpdatesTheIndex(t *testing.T) {
 	if r := w.search(t, "zephyrine", total(1)); r.TotalItems != 1 || r.Items[0].Name != "Zephyrine" {
 		t.Fatalf("rename %+v", r)
 	}
+}
+
+// A PATCH rename of a document that has content (in the main line and in an era) is found
+// by its new name, not its old one, now and after the index is rebuilt.
+func TestPatchRenameOfAWrittenDocumentUpdatesTheIndex(t *testing.T) {
+	dir := t.TempDir()
+	s := apptest.StartIn(t, dir)
+	ann := s.NewUser("Ann")
+	w := world{s: s, ann: ann, id: s.World(ann, "Eldoria")}
+	id := w.card(t, "Aerendyl", "a drowned prince", "")
+	var era struct{ ID string }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.id+"/eras", map[string]any{"name": "Second Age"}), http.StatusCreated).JSON(t, &era)
+	w.section(t, id, "crowned again", era.ID)
+	w.search(t, "aerendyl", total(1))
+
+	s.Must(s.Do(apptest.Request{Method: "PATCH", Path: "/api/v1/worlds/" + w.id + "/documents/" + id, Key: ann.Key, Body: map[string]any{"name": "Zephyrine"}}), http.StatusOK)
+	check := func(w world) {
+		t.Helper()
+		if r := w.search(t, "zephyrine", total(1)); r.TotalItems != 1 || r.Items[0].Name != "Zephyrine" {
+			t.Fatalf("new name: %+v", r)
+		}
+		if r := w.search(t, "aerendyl", total(0)); r.TotalItems != 0 {
+			t.Fatalf("old name still found: %+v", r)
+		}
+		var r results
+		w.s.Must(w.s.Get(w.ann.Key, "/api/v1/worlds/"+w.id+"/search?era="+era.ID+"&q=zephyrine+crowned"), http.StatusOK).JSON(t, &r)
+		if r.TotalItems != 1 {
+			t.Fatalf("new name in the era: %+v", r)
+		}
+	}
+	check(w)
+
+	// Rebuilt from the stored texts, the index says the same.
+	s.Stop()
+	if err := os.RemoveAll(filepath.Join(dir, "search.bleve")); err != nil {
+		t.Fatal(err)
+	}
+	s = apptest.StartIn(t, dir)
+	check(world{s: s, ann: ann, id: w.id})
 }
 
 // TestReconcileRepairsAfterACrash: content written to the database behind the index's back

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // MetaChange is a change of a document's metadata; nil fields stay as they are.
@@ -40,11 +42,26 @@ func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Ac
 		return d, nil
 	}
 	d.Updated = now()
+	renamed := kinds[0] == "document.renamed"
+	if renamed {
+		// The stored texts start with the name (they are what search indexes): they are
+		// rewritten below, with no content write in between in any era.
+		unlock, err := s.lockAllEras(d)
+		if err != nil {
+			return Document{}, err
+		}
+		defer unlock()
+	}
 	var seqs []int64
 	err := s.app.RunInTransaction(func(tx core.App) error {
 		if _, err := tx.DB().NewQuery("UPDATE documents SET name = {:name}, parent = {:parent}, updated = {:t} WHERE id = {:id}").
 			Bind(dbx.Params{"name": d.Name, "parent": d.ParentID, "t": d.Updated, "id": d.ID}).Execute(); err != nil {
 			return err
+		}
+		if renamed {
+			if err := retext(tx.DB(), d); err != nil {
+				return err
+			}
 		}
 		for _, k := range kinds {
 			seq, err := WriteOutbox(tx.DB(), k, d.WorldID, d.ID, eraID, "")
@@ -63,6 +80,47 @@ func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Ac
 		s.publish(Change{Seq: seqs[i], Kind: k, WorldID: d.WorldID, DocumentID: d.ID, EraID: eraID, DocumentType: d.DocumentType, Actor: actor})
 	}
 	return d, nil
+}
+
+// lockAllEras takes the write lock of d in every era of its world, in order (ApplyOps holds
+// one such lock at a time, so this cannot deadlock with it), and returns the unlock.
+func (s *Store) lockAllEras(d Document) (func(), error) {
+	var eras []string
+	if err := s.app.DB().NewQuery("SELECT id FROM eras WHERE world = {:w} ORDER BY id").Bind(dbx.Params{"w": d.WorldID}).Column(&eras); err != nil {
+		return nil, fmt.Errorf("store: eras of %s: %w", d.WorldID, err)
+	}
+	unlocks := []func(){s.locks.lock(d.ID + "/" + MainLine)}
+	for _, era := range eras {
+		unlocks = append(unlocks, s.locks.lock(d.ID+"/"+era))
+	}
+	return func() {
+		for _, u := range slices.Backward(unlocks) {
+			u()
+		}
+	}, nil
+}
+
+// retext rewrites the stored text of every state of d after a rename: a document's text
+// starts with its name (ops' Text), and the search index is built from the stored text.
+func retext(db dbx.Builder, d Document) error {
+	var rows []struct {
+		ID   string `db:"id"`
+		Data string `db:"data"`
+	}
+	if err := db.NewQuery("SELECT id, data FROM document_states WHERE document = {:doc}").Bind(dbx.Params{"doc": d.ID}).All(&rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		doc, err := ops.Decode(d.DocumentType, []byte(r.Data))
+		if err != nil {
+			return fmt.Errorf("stored state of %s: %w", d.ID, err)
+		}
+		if _, err := db.NewQuery("UPDATE document_states SET text = {:text} WHERE id = {:id}").
+			Bind(dbx.Params{"text": doc.Text(d.Name), "id": r.ID}).Execute(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkParent checks that parentID can hold d.

@@ -54,6 +54,11 @@ func (s *Store) ApplyOps(req WriteRequest) (WriteResult, error) {
 
 func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Change, error) {
 	d := req.Document
+	// The name goes into the stored text; a rename that committed while this write waited
+	// for its lock is seen here (it holds the same lock while it rewrites the texts).
+	if e, err := s.docEntry(d.ID); err == nil {
+		d.Name = e.doc.Name
+	}
 	var row stateRow
 	var found bool
 	doc := ops.Empty(d.DocumentType)
