@@ -19,6 +19,9 @@ import (
 // IdempotencyTTL is how long a key's first response is remembered.
 const IdempotencyTTL = 24 * time.Hour
 
+// idempotencyTime is fixed-width, so that times compare as strings.
+const idempotencyTime = "2006-01-02T15:04:05.000000Z"
+
 var idempotencyWrites atomic.Int64
 
 // idempotency makes POSTs safe to retry: with an Idempotency-Key header, the first response
@@ -51,8 +54,12 @@ func (a *API) idempotency(e *core.RequestEvent) error {
 	who := auth.PrincipalOf(e).UserID
 	db := e.App.DB()
 
-	res, err := db.NewQuery("INSERT OR IGNORE INTO idempotency_keys (principal, key, fingerprint, status, body, created) VALUES ({:p}, {:k}, {:f}, 0, '', {:t})").
-		Bind(dbx.Params{"p": who, "k": key, "f": fingerprint, "t": time.Now().UTC().Format(time.RFC3339Nano)}).Execute()
+	// Claim the key, or take it over if its first use is older than IdempotencyTTL.
+	t := time.Now().UTC()
+	res, err := db.NewQuery(`INSERT INTO idempotency_keys (principal, key, fingerprint, status, body, created) VALUES ({:p}, {:k}, {:f}, 0, '', {:t})
+		ON CONFLICT (principal, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = 0, body = '', created = excluded.created
+		WHERE idempotency_keys.created < {:expired}`).
+		Bind(dbx.Params{"p": who, "k": key, "f": fingerprint, "t": t.Format(idempotencyTime), "expired": t.Add(-IdempotencyTTL).Format(idempotencyTime)}).Execute()
 	if err != nil {
 		return err
 	}
@@ -101,7 +108,7 @@ func (a *API) idempotency(e *core.RequestEvent) error {
 	}
 	if idempotencyWrites.Add(1)%100 == 0 {
 		_, _ = db.NewQuery("DELETE FROM idempotency_keys WHERE created < {:t}").
-			Bind(dbx.Params{"t": time.Now().Add(-IdempotencyTTL).UTC().Format(time.RFC3339Nano)}).Execute()
+			Bind(dbx.Params{"t": time.Now().Add(-IdempotencyTTL).UTC().Format(idempotencyTime)}).Execute()
 	}
 	return nil
 }

@@ -47,6 +47,19 @@ func TestIdempotencyKey(t *testing.T) {
 	if c1.Status != 201 || c2.Status != 201 || string(c1.Body) != string(c2.Body) || s.Count("worlds", "name = 'Once'") != 1 {
 		t.Fatalf("create replay: %d %d", c1.Status, c2.Status)
 	}
+	// After IdempotencyTTL the key is forgotten: the same key is a new request, whatever its body.
+	if _, err := s.PB.DB().NewQuery("UPDATE idempotency_keys SET created = '2000-01-01T00:00:00.000000Z' WHERE key = 'retry-1'").Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if res := s.Must(idem("retry-1", other), http.StatusOK); res.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatal("an expired key was replayed")
+	}
+	if res := idem("retry-1", other); res.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the key's new first use is not remembered: %d", res.Status)
+	}
+	if n := s.Count("document_ops", "document = '"+tl+"'"); n != 4 {
+		t.Fatalf("op rows %d after the expired key's reuse", n)
+	}
 	// Errors the client caused are remembered like any answer.
 	bad := map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "dateMs": 2}}}
 	if r1, r2 := idem("bad-1", bad), idem("bad-1", bad); r1.Status != 422 || r2.Status != 422 || r2.Header.Get("Idempotent-Replayed") != "true" {

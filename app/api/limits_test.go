@@ -48,6 +48,7 @@ func TestBadInput(t *testing.T) {
 		{"empty body", ``, nil, 400, "malformed_json"},
 		{"too large", `{"name": "` + strings.Repeat("a", 1<<20) + `"}`, nil, 413, "body_too_large"},
 		{"too deep", `{"name": ` + deep + `}`, nil, 422, "nesting_too_deep"},
+		{"deeper than Go's parser goes", `{"name": ` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, nil, 422, "nesting_too_deep"},
 		{"not an object", `["x"]`, nil, 422, "invalid_field"},
 		{"unknown field", `{"nmae": "x"}`, nil, 422, "invalid_field"},
 	}
@@ -139,4 +140,34 @@ func counts(s *apptest.Server) string {
 		parts = append(parts, fmt.Sprintf("%s=%d", table, s.Count(table, "")))
 	}
 	return strings.Join(parts, " ")
+}
+
+// Pages too far out for a 64-bit offset are empty lists, not page 1 again; search pages stop
+// at search.MaxDepth results with a 422 (not a 500 from an overflowing offset).
+func TestFarPages(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	s.Document(ann, w, "History", "timeline")
+	for _, path := range []string{"/api/v1/worlds", "/api/v1/worlds/" + w + "/documents", "/api/v1/worlds/" + w + "/members"} {
+		for _, q := range []string{"?page=9223372036854775807&perPage=2", "?page=184467440737095517&perPage=100", "?page=1000000"} {
+			var l struct {
+				Items      []any
+				Page       int
+				TotalItems int
+			}
+			s.Must(s.Get(ann.Key, path+q), http.StatusOK).JSON(t, &l)
+			if len(l.Items) != 0 || l.TotalItems == 0 {
+				t.Errorf("%s%s: %d items of %d, want none", path, q, len(l.Items), l.TotalItems)
+			}
+		}
+	}
+	search := "/api/v1/worlds/" + w + "/search?q=history"
+	for _, q := range []string{"&page=9223372036854775807", "&page=184467440737095517&perPage=100", "&page=201", "&page=101&perPage=100"} {
+		if res := s.Get(ann.Key, search+q); res.Status != 422 || res.ErrorCode() != "invalid_field" {
+			t.Errorf("search%s: %d %s, want 422 invalid_field", q, res.Status, res.Body)
+		}
+	}
+	s.Must(s.Get(ann.Key, search+"&page=200"), http.StatusOK)
+	s.Must(s.Get(ann.Key, search+"&page=100&perPage=100"), http.StatusOK)
 }

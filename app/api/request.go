@@ -53,11 +53,13 @@ func decode(e *core.RequestEvent, dst any) error {
 		}
 		return apierr.New(http.StatusBadRequest, "malformed_json", "the request body could not be read")
 	}
-	if !json.Valid(data) {
-		return apierr.New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
-	}
+	// Depth first: Go's JSON parser gives up past 10,000 levels and would call such a body
+	// malformed.
 	if depth(data) > MaxNesting {
 		return apierr.New(http.StatusUnprocessableEntity, "nesting_too_deep", "the JSON body is nested more than %d levels deep", MaxNesting).With("limit", MaxNesting)
+	}
+	if !json.Valid(data) {
+		return apierr.New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
 	}
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		return apierr.New(http.StatusUnprocessableEntity, "invalid_field", "the request body must be a JSON object").With("field", "")
@@ -92,7 +94,7 @@ func kind(goKind string) string {
 	return "a number"
 }
 
-// depth returns the deepest nesting of arrays and objects in well-formed JSON.
+// depth returns the deepest nesting of arrays and objects (brackets outside strings).
 func depth(data []byte) int {
 	max, cur := 0, 0
 	inString, escaped := false, false

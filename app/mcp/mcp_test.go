@@ -98,6 +98,12 @@ func TestToolsWithAPIKey(t *testing.T) {
 		t.Fatalf("whoami %+v", me)
 	}
 	w := s.World(ann, "Eldoria")
+	// A search page beyond the deepest one is a tool error, not a crash of the server.
+	var far toolErr
+	if !call(t, session, "search", map[string]any{"worldId": w, "q": "my", "page": 100000000000000000, "perPage": 100}, &far) || far.Error.Code != "invalid_field" {
+		t.Fatalf("far search page: %+v", far)
+	}
+
 	var worlds struct {
 		Items      []struct{ ID, Plan string }
 		TotalItems int

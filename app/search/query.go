@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/store"
 )
 
@@ -29,6 +30,10 @@ const (
 	minFuzzyLen     = 5
 )
 
+// MaxDepth is how many results deep search pages reach: a page beyond it would have the
+// index rank every hit before it (Elasticsearch's max_result_window is the same).
+const MaxDepth = 10_000
+
 // Searcher runs queries against the index.
 type Searcher struct {
 	Index *Index
@@ -39,6 +44,9 @@ type Searcher struct {
 // words of five letters or more, or, for the last word when it is still being typed, as a
 // prefix); "quoted phrases" must match in order.
 func (s Searcher) Search(q Query) (Results, error) {
+	if p := q.Page; p.Page < 1 || p.PerPage < 1 || p.Page > MaxDepth/p.PerPage {
+		return Results{}, apierr.Field("page", "search pages reach at most %d results deep (page × perPage); narrow the query instead", MaxDepth).With("limit", MaxDepth)
+	}
 	chain, err := s.Store.EraChain(q.WorldID, q.EraID)
 	if err != nil {
 		return Results{}, err

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -150,8 +151,17 @@ type Page struct {
 	PerPage int
 }
 
-// offset returns the SQL offset of the page.
-func (p Page) offset() int64 { return int64(p.Page-1) * int64(p.PerPage) }
+// offset returns the SQL offset of the page; a page too far out for int64 gets the largest
+// offset (an empty page) rather than a wrapped, negative one (which SQLite reads as 0).
+func (p Page) offset() int64 {
+	if p.Page < 1 || p.PerPage < 1 {
+		return 0
+	}
+	if int64(p.Page-1) > math.MaxInt64/int64(p.PerPage) {
+		return math.MaxInt64
+	}
+	return int64(p.Page-1) * int64(p.PerPage)
+}
 
 // Time layout PocketBase uses for its date columns.
 const dbTime = "2006-01-02 15:04:05.000Z"
