@@ -82,7 +82,12 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 	default:
 		d, err := h.store.DocumentByID(r.Document)
 		if err != nil {
-			d = store.Document{ID: r.Document, EraID: r.Era} // deleted: the id is what matters
+			// Deleted on the main line: the row is gone, but the outbox row recorded its
+			// metadata (rows written before deletes did so give the id only).
+			var recorded bool
+			if d, recorded = r.DeletedDocument(); !recorded {
+				d = store.Document{ID: r.Document, EraID: r.Era}
+			}
 		}
 		ev.Document = &DocumentMeta{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID, EraID: d.EraID}
 		ev.EraID = r.Era

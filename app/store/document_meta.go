@@ -194,7 +194,7 @@ func (s *Store) DeleteDocument(d Document, eraID string, actor Actor) error {
 				return err
 			}
 		}
-		seq, err = WriteOutbox(db, "document.deleted", d.WorldID, d.ID, eraID, "")
+		seq, err = WriteOutbox(db, "document.deleted", d.WorldID, d.ID, eraID, deletedSubject(d))
 		return err
 	})
 	s.states.drop(d.ID, eraID, eraID == MainLine)

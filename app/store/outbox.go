@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -16,9 +17,35 @@ type OutboxRow struct {
 	Document string `db:"document"`
 	Era      string `db:"era"`
 	// Subject is kind-specific: the key id (key.revoked), the user id (member.*), the plan
-	// (world.plan), the project id (project.created).
+	// (world.plan), the project id (project.created), the deleted document's metadata as
+	// JSON (document.deleted; read it with DeletedDocument).
 	Subject string `db:"subject"`
 	Created string `db:"created"`
+}
+
+// deletedDocument is what a document.deleted row keeps in Subject. A main-line delete takes
+// the document's row away, so world events built from the row later (live or replayed) could
+// otherwise say only which id went.
+type deletedDocument struct {
+	Name         string `json:"name"`
+	DocumentType string `json:"documentType"`
+	ParentID     string `json:"parentId"`
+	EraID        string `json:"eraId"`
+}
+
+func deletedSubject(d Document) string {
+	b, _ := json.Marshal(deletedDocument{Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID, EraID: d.EraID}) // strings only: cannot fail
+	return string(b)
+}
+
+// DeletedDocument returns the metadata a document.deleted row recorded of its document as it
+// was when deleted; ok is false for other rows and for rows written before deletes recorded it.
+func (r OutboxRow) DeletedDocument() (d Document, ok bool) {
+	var m deletedDocument
+	if r.Kind != "document.deleted" || json.Unmarshal([]byte(r.Subject), &m) != nil {
+		return Document{}, false
+	}
+	return Document{ID: r.Document, WorldID: r.World, Name: m.Name, DocumentType: m.DocumentType, ParentID: m.ParentID, EraID: m.EraID}, true
 }
 
 // OutboxSince returns up to limit rows after seq, oldest first.
