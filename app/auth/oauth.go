@@ -54,7 +54,7 @@ func oauthErr(status int, code, format string, args ...any) *OAuthError {
 type OAuth struct {
 	App core.App
 	// Resources returns the resource indicators (RFC 8707) tokens may be bound to: the MCP
-	// endpoint and this server's origin. The first is the default.
+	// endpoint and this server's origin, in that order. The first is the default.
 	Resources func() []string
 
 	mu       sync.Mutex
@@ -370,7 +370,7 @@ func (o *OAuth) Revoke(clientID, token string) error {
 
 // VerifyAccess checks an access token and returns its principal and expiry. The token must
 // be live (not revoked, not expired) and bound to a resource this server serves.
-func (o *OAuth) VerifyAccess(token string) (Principal, time.Time, error) {
+func (o *OAuth) VerifyAccess(token, resource string) (Principal, time.Time, error) {
 	if !strings.HasPrefix(token, AccessPrefix) {
 		return Principal{}, time.Time{}, apierr.Unauthenticated("the bearer token is not a Loreweave API key or access token")
 	}
@@ -392,16 +392,21 @@ func (o *OAuth) VerifyAccess(token string) (Principal, time.Time, error) {
 	if time.Now().After(exp) {
 		return Principal{}, time.Time{}, apierr.Unauthenticated("the access token expired; refresh it")
 	}
-	if !slices.Contains(o.Resources(), row.Resource) {
-		return Principal{}, time.Time{}, apierr.Unauthenticated("the access token was issued for another resource (%s)", row.Resource)
+	// Audience (RFC 8707): a token serves the resource it was issued for, and a token issued
+	// for the whole server (the origin, the last of Resources) serves every resource.
+	resources := o.Resources()
+	if row.Resource != resource && row.Resource != resources[len(resources)-1] {
+		return Principal{}, time.Time{}, apierr.Unauthenticated("the access token was issued for %s, not for %s", row.Resource, resource)
 	}
 	o.touch(row.ID)
 	return Principal{UserID: row.User, Email: row.Email, Name: row.Name, Kind: KindOAuth, CredentialID: row.ID}, exp, nil
 }
 
-// Verify implements TokenVerifier for /api/v1.
+// Verify implements TokenVerifier for /api/v1, which takes tokens issued for the whole server
+// only: a token a client asked for the MCP endpoint stays on the MCP endpoint.
 func (o *OAuth) Verify(token string) (Principal, error) {
-	p, _, err := o.VerifyAccess(token)
+	resources := o.Resources()
+	p, _, err := o.VerifyAccess(token, resources[len(resources)-1])
 	return p, err
 }
 

@@ -153,7 +153,7 @@ func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*sdka
 	if strings.HasPrefix(token, auth.KeyPrefix) {
 		p, err = s.Keys.Authenticate(token)
 	} else {
-		p, exp, err = s.OAuth.VerifyAccess(token)
+		p, exp, err = s.OAuth.VerifyAccess(token, s.Resource())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", sdkauth.ErrInvalidToken, err)
