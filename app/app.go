@@ -91,6 +91,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		if err := lw.MCP.Start(); err != nil {
 			return err
 		}
+		lw.MCP.LimitRegistrations(ratelimit.NewWindow(lw.Config.SignupRateLimit, config.SignupWindow))
 		lw.MCP.Register(se.Router)
 		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config, OAuth: lw.OAuth, Search: searcher}
 		w.Register(se.Router)

@@ -45,6 +45,18 @@ func WithRateLimits(perKey, perIP int) Option {
 	return func(c *config.Config) { c.KeyRateLimit, c.IPRateLimit = perKey, perIP }
 }
 
+// WithSignInLimits sets the failed sign-ins allowed per 15 minutes per address and email, and
+// per address (0 = off).
+func WithSignInLimits(perEmail, perAddress int) Option {
+	return func(c *config.Config) { c.LoginRateLimit, c.LoginIPRateLimit = perEmail, perAddress }
+}
+
+// WithSignupLimit sets the sign-ups, and the OAuth client registrations, allowed an hour per
+// address (0 = off).
+func WithSignupLimit(perHour int) Option {
+	return func(c *config.Config) { c.SignupRateLimit = perHour }
+}
+
 // WithDefaultPlan sets the plan of new worlds.
 func WithDefaultPlan(plan string) Option { return func(c *config.Config) { c.DefaultPlan = plan } }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -31,11 +32,30 @@ type Config struct {
 	// IPRateLimit is how many requests a minute one client address may make to them
 	// (LOREWEAVE_RATE_LIMIT_IP, --rate-limit-ip). 0 turns the limit off.
 	IPRateLimit int
+	// LoginRateLimit is how many failed sign-ins one client address may make for one email
+	// in a LoginWindow (LOREWEAVE_RATE_LIMIT_LOGIN, --rate-limit-login); then signing in is
+	// refused until the oldest failure is that old. 0 turns the limit off.
+	LoginRateLimit int
+	// LoginIPRateLimit is how many failed sign-ins one client address may make in a
+	// LoginWindow, whatever the emails (LOREWEAVE_RATE_LIMIT_LOGIN_IP, --rate-limit-login-ip).
+	// 0 turns the limit off.
+	LoginIPRateLimit int
+	// SignupRateLimit is how many sign-up attempts, and separately how many OAuth client
+	// registrations, one client address may make in a SignupWindow
+	// (LOREWEAVE_RATE_LIMIT_SIGNUP, --rate-limit-signup). 0 turns the limit off.
+	SignupRateLimit int
 }
+
+// LoginWindow and SignupWindow are the periods LoginRateLimit, LoginIPRateLimit and
+// SignupRateLimit count over.
+const (
+	LoginWindow  = 15 * time.Minute
+	SignupWindow = time.Hour
+)
 
 // Default returns the configuration used when nothing is set.
 func Default() Config {
-	return Config{DefaultPlan: "studio", KeyRateLimit: 1200, IPRateLimit: 3000}
+	return Config{DefaultPlan: "studio", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20}
 }
 
 // Flags holds the flag values until Load reads them.
@@ -44,6 +64,9 @@ type Flags struct {
 	baseURL     string
 	keyRate     string
 	ipRate      string
+	loginRate   string
+	loginIPRate string
+	signupRate  string
 }
 
 // Bind registers Loreweave's flags on fs (the root command's persistent flags).
@@ -53,6 +76,9 @@ func Bind(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&f.baseURL, "base-url", "", "public URL of this instance, e.g. https://lore.example.com (env LOREWEAVE_BASE_URL; default: the listen address)")
 	fs.StringVar(&f.keyRate, "rate-limit-key", "", "API and MCP requests a minute per key, token or session; 0 = off (env LOREWEAVE_RATE_LIMIT_KEY; default 1200)")
 	fs.StringVar(&f.ipRate, "rate-limit-ip", "", "API and MCP requests a minute per client address; 0 = off (env LOREWEAVE_RATE_LIMIT_IP; default 3000)")
+	fs.StringVar(&f.loginRate, "rate-limit-login", "", "failed sign-ins per 15 minutes per client address and email; 0 = off (env LOREWEAVE_RATE_LIMIT_LOGIN; default 10)")
+	fs.StringVar(&f.loginIPRate, "rate-limit-login-ip", "", "failed sign-ins per 15 minutes per client address; 0 = off (env LOREWEAVE_RATE_LIMIT_LOGIN_IP; default 50)")
+	fs.StringVar(&f.signupRate, "rate-limit-signup", "", "sign-ups, and OAuth client registrations, an hour per client address; 0 = off (env LOREWEAVE_RATE_LIMIT_SIGNUP; default 20)")
 	return f
 }
 
@@ -72,7 +98,13 @@ func (f *Flags) Load() (Config, error) {
 	for _, r := range []struct {
 		raw, name string
 		dst       *int
-	}{{pick(f.keyRate, "LOREWEAVE_RATE_LIMIT_KEY"), "rate-limit-key", &c.KeyRateLimit}, {pick(f.ipRate, "LOREWEAVE_RATE_LIMIT_IP"), "rate-limit-ip", &c.IPRateLimit}} {
+	}{
+		{pick(f.keyRate, "LOREWEAVE_RATE_LIMIT_KEY"), "rate-limit-key", &c.KeyRateLimit},
+		{pick(f.ipRate, "LOREWEAVE_RATE_LIMIT_IP"), "rate-limit-ip", &c.IPRateLimit},
+		{pick(f.loginRate, "LOREWEAVE_RATE_LIMIT_LOGIN"), "rate-limit-login", &c.LoginRateLimit},
+		{pick(f.loginIPRate, "LOREWEAVE_RATE_LIMIT_LOGIN_IP"), "rate-limit-login-ip", &c.LoginIPRateLimit},
+		{pick(f.signupRate, "LOREWEAVE_RATE_LIMIT_SIGNUP"), "rate-limit-signup", &c.SignupRateLimit},
+	} {
 		if r.raw == "" {
 			continue
 		}
@@ -90,7 +122,7 @@ func (c *Config) Validate() error {
 	if !slices.Contains(Plans, c.DefaultPlan) {
 		return fmt.Errorf("config: default plan %q is not one of %s", c.DefaultPlan, strings.Join(Plans, ", "))
 	}
-	if c.KeyRateLimit < 0 || c.IPRateLimit < 0 {
+	if min(c.KeyRateLimit, c.IPRateLimit, c.LoginRateLimit, c.LoginIPRateLimit, c.SignupRateLimit) < 0 {
 		return fmt.Errorf("config: rate limits must be 0 (off) or positive")
 	}
 	if c.BaseURL != "" {

@@ -3,16 +3,15 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/ratelimit"
 )
 
 // The authorization server's machine endpoints. They follow RFC 6749, 7591, 7009 and 8414:
@@ -32,9 +31,6 @@ func oauthError(w http.ResponseWriter, err error) {
 	var oe *auth.OAuthError
 	if !errors.As(err, &oe) {
 		oe = &auth.OAuthError{Status: http.StatusInternalServerError, Code: "server_error", Description: "something went wrong on our side"}
-	}
-	if oe.Status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", "60")
 	}
 	oauthJSON(w, oe.Status, map[string]string{"error": oe.Code, "error_description": oe.Description})
 }
@@ -65,25 +61,14 @@ func (s *Server) serveAuthServerMetadata(w http.ResponseWriter, r *http.Request)
 	_ = json.NewEncoder(w).Encode(s.AuthServerMetadata())
 }
 
-// registrationLimiter allows each client IP a burst of registrations, then one a minute.
-type registrationLimiter struct {
-	mu    sync.Mutex
-	byIP  map[string]*rate.Limiter
-	reset time.Time
-}
+// registrationLimiter bounds client registrations per client address; LimitRegistrations
+// sets it (no limit until then).
+type registrationLimiter struct{ perAddress *ratelimit.Window }
 
-func (l *registrationLimiter) allow(ip string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.byIP == nil || time.Now().After(l.reset) {
-		l.byIP, l.reset = map[string]*rate.Limiter{}, time.Now().Add(time.Hour)
-	}
-	lim := l.byIP[ip]
-	if lim == nil {
-		lim = rate.NewLimiter(rate.Every(time.Minute), 20)
-		l.byIP[ip] = lim
-	}
-	return lim.Allow()
+// LimitRegistrations bounds the client registrations each client address may make (the
+// sign-up limit: config.SignupRateLimit per config.SignupWindow). Call it before serving.
+func (s *Server) LimitRegistrations(perAddress *ratelimit.Window) {
+	s.limiter = registrationLimiter{perAddress: perAddress}
 }
 
 type registrationRequest struct {
@@ -97,8 +82,11 @@ type registrationRequest struct {
 // register is dynamic client registration (RFC 7591) for public clients.
 func (s *Server) register(w http.ResponseWriter, r *http.Request, ip string) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
-	if !s.limiter.allow(ip) {
-		oauthError(w, &auth.OAuthError{Status: http.StatusTooManyRequests, Code: "rate_limited", Description: "too many client registrations from this address; try again in a minute"})
+	if ok, wait := s.limiter.perAddress.Take(ip); !ok {
+		secs := ratelimit.Seconds(wait)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		oauthError(w, &auth.OAuthError{Status: http.StatusTooManyRequests, Code: "rate_limited",
+			Description: fmt.Sprintf("too many client registrations from this address; retry in %d s", secs)})
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {

@@ -1,5 +1,6 @@
-// Package ratelimit holds per-key token buckets: a client may spend its whole minute's
-// allowance at once, then earns it back steadily.
+// Package ratelimit limits clients per key (a credential, a client address): token buckets
+// for requests (a client may spend its whole minute's allowance at once, then earns it back
+// steadily) and counting windows for rare, costly events (Window).
 package ratelimit
 
 import (
@@ -60,8 +61,11 @@ func (l *Limiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 
 // Error is the 429 answer: code rate_limited with Retry-After in whole seconds.
 func Error(retryAfter time.Duration) *apierr.Error {
-	secs := int(math.Ceil(retryAfter.Seconds()))
+	secs := Seconds(retryAfter)
 	e := apierr.New(http.StatusTooManyRequests, "rate_limited", "too many requests; retry in %d s", secs).With("retryAfter", secs)
 	e.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
 	return e
 }
+
+// Seconds is retryAfter in whole seconds, rounded up, as the Retry-After header wants it.
+func Seconds(retryAfter time.Duration) int { return int(math.Ceil(retryAfter.Seconds())) }

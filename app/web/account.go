@@ -20,6 +20,10 @@ func (w *Web) signupForm(e *core.RequestEvent) error {
 
 func (w *Web) signup(e *core.RequestEvent) error {
 	f := views.AuthForm{Email: e.Request.PostFormValue("email"), Name: e.Request.PostFormValue("name")}
+	if ok, wait := w.signups.Take(e.RealIP()); !ok {
+		f.Error = "Too many sign-ups from your address. Try again in " + retryIn(wait) + "."
+		return tooManyRequests(e, wait, views.SignupPage(page(e, "Create account"), f))
+	}
 	u, err := auth.CreateUser(w.App, f.Email, e.Request.PostFormValue("password"), f.Name)
 	if err != nil {
 		f.Error = apierr.From(err).Message
@@ -41,11 +45,17 @@ func (w *Web) loginForm(e *core.RequestEvent) error {
 
 func (w *Web) login(e *core.RequestEvent) error {
 	f := views.AuthForm{Email: e.Request.PostFormValue("email"), Next: localPath(e.Request.PostFormValue("next"))}
+	ip := e.RealIP()
+	if ok, wait := w.signIns.begin(ip, f.Email); !ok {
+		f.Error = "Too many failed sign-ins. Try again in " + retryIn(wait) + "."
+		return tooManyRequests(e, wait, views.LoginPage(page(e, "Sign in"), f))
+	}
 	u, err := auth.SignIn(w.App, f.Email, e.Request.PostFormValue("password"))
 	if err != nil {
 		f.Error = "The email or password is not right."
 		return render(e, http.StatusUnauthorized, views.LoginPage(page(e, "Sign in"), f))
 	}
+	w.signIns.succeeded(ip, f.Email)
 	if err := w.startSession(e, u); err != nil {
 		return err
 	}

@@ -7,12 +7,18 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
 
+	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/static"
 )
 
 // Register mounts every page route. The whole web surface is this table.
 func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	w.crossOrigin = http.NewCrossOriginProtection()
+	w.signIns = newSignInLimits(w.Config)
+	w.signups = ratelimit.NewWindow(w.Config.SignupRateLimit, config.SignupWindow)
+	// PocketBase's own password sign-in for users counts against the sign-in form's limits.
+	w.App.OnRecordAuthWithPasswordRequest("users").BindFunc(w.limitPasswordAuth)
 
 	r.GET("/static/{path...}", serveStatic)
 

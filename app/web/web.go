@@ -18,6 +18,7 @@ import (
 
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/views"
@@ -36,6 +37,8 @@ type Web struct {
 	Search search.Searcher
 
 	crossOrigin *http.CrossOriginProtection
+	signIns     signInLimits
+	signups     *ratelimit.Window // sign-up attempts per client address
 }
 
 const (

@@ -1,0 +1,68 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/loreweave/loreweave/app/config"
+)
+
+// load reads a configuration from command-line arguments and environment variables, as
+// `loreweave serve` does.
+func load(t *testing.T, args []string, env map[string]string) (config.Config, error) {
+	t.Helper()
+	for _, name := range []string{"LOREWEAVE_DEFAULT_PLAN", "LOREWEAVE_BASE_URL", "LOREWEAVE_RATE_LIMIT_KEY", "LOREWEAVE_RATE_LIMIT_IP",
+		"LOREWEAVE_RATE_LIMIT_LOGIN", "LOREWEAVE_RATE_LIMIT_LOGIN_IP", "LOREWEAVE_RATE_LIMIT_SIGNUP"} {
+		t.Setenv(name, env[name])
+	}
+	fs := pflag.NewFlagSet("loreweave", pflag.ContinueOnError)
+	flags := config.Bind(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("parse %v: %v", args, err)
+	}
+	return flags.Load()
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := load(t, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c != config.Default() {
+		t.Fatalf("nothing set: %+v, want %+v", c, config.Default())
+	}
+	if c.LoginRateLimit != 10 || c.LoginIPRateLimit != 50 || c.SignupRateLimit != 20 {
+		t.Fatalf("sign-in and sign-up limits: %+v", c)
+	}
+}
+
+func TestRateLimitSettings(t *testing.T) {
+	c, err := load(t, []string{"--rate-limit-login", "3", "--rate-limit-signup", "0"},
+		map[string]string{"LOREWEAVE_RATE_LIMIT_LOGIN": "7", "LOREWEAVE_RATE_LIMIT_LOGIN_IP": "30", "LOREWEAVE_RATE_LIMIT_SIGNUP": "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Flags win over the environment; 0 is a value (off), not "unset".
+	if c.LoginRateLimit != 3 || c.LoginIPRateLimit != 30 || c.SignupRateLimit != 0 {
+		t.Fatalf("got %+v", c)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"login not a number", []string{"--rate-limit-login", "ten"}, nil, "rate-limit-login"},
+		{"login per address negative", nil, map[string]string{"LOREWEAVE_RATE_LIMIT_LOGIN_IP": "-1"}, "rate limits"},
+		{"sign-up negative", []string{"--rate-limit-signup", "-5"}, nil, "rate limits"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := load(t, tc.args, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one naming %q", err, tc.want)
+			}
+		})
+	}
+}

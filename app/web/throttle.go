@@ -1,0 +1,83 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/ratelimit"
+)
+
+// signInLimits counts failed sign-ins per client address and email, and per client address
+// (config.LoginRateLimit and LoginIPRateLimit). Each attempt counts before the password is
+// checked, so that parallel guesses cannot slip past the limit, and a successful one is
+// given back. Keying by the client's address means nobody elsewhere can lock a user out.
+type signInLimits struct {
+	perEmail, perAddress *ratelimit.Window
+}
+
+func newSignInLimits(c config.Config) signInLimits {
+	return signInLimits{perEmail: ratelimit.NewWindow(c.LoginRateLimit, config.LoginWindow),
+		perAddress: ratelimit.NewWindow(c.LoginIPRateLimit, config.LoginWindow)}
+}
+
+func signInKey(ip, email string) string { return ip + " " + strings.ToLower(strings.TrimSpace(email)) }
+
+// begin counts a sign-in attempt from ip for email. When refused, the password must not be
+// checked, and retryAfter says when an attempt will be allowed.
+func (l signInLimits) begin(ip, email string) (ok bool, retryAfter time.Duration) {
+	if ok, wait := l.perAddress.Take(ip); !ok {
+		return false, wait
+	}
+	if ok, wait := l.perEmail.Take(signInKey(ip, email)); !ok {
+		l.perAddress.Give(ip)
+		return false, wait
+	}
+	return true, 0
+}
+
+// succeeded clears the failures of email from ip and gives back the attempt.
+func (l signInLimits) succeeded(ip, email string) {
+	l.perEmail.Forget(signInKey(ip, email))
+	l.perAddress.Give(ip)
+}
+
+// limitPasswordAuth applies the same limits to PocketBase's own password sign-in for users
+// (/api/collections/users/auth-with-password), which would otherwise let anyone guess
+// passwords without them.
+func (w *Web) limitPasswordAuth(e *core.RecordAuthWithPasswordRequestEvent) error {
+	ip := e.RealIP()
+	if ok, wait := w.signIns.begin(ip, e.Identity); !ok {
+		e.Response.Header().Set("Retry-After", strconv.Itoa(ratelimit.Seconds(wait)))
+		return e.TooManyRequestsError("Too many failed sign-ins; try again in "+retryIn(wait)+".", nil)
+	}
+	if err := e.Next(); err != nil {
+		return err
+	}
+	w.signIns.succeeded(ip, e.Identity)
+	return nil
+}
+
+// tooManyRequests renders page as a 429 with Retry-After.
+func tooManyRequests(e *core.RequestEvent, retryAfter time.Duration, page templ.Component) error {
+	e.Response.Header().Set("Retry-After", strconv.Itoa(ratelimit.Seconds(retryAfter)))
+	return render(e, http.StatusTooManyRequests, page)
+}
+
+// retryIn says how long to wait, for people: "45 seconds", "1 minute", "15 minutes".
+func retryIn(d time.Duration) string {
+	n, unit := ratelimit.Seconds(d), "second"
+	if n >= 60 {
+		n, unit = (n+59)/60, "minute"
+	}
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
