@@ -101,6 +101,13 @@ func streamOperation(id, summary string, errs ...string) obj {
 	return op
 }
 
+// withEventData names the schema of the data of a stream's change events. OpenAPI 3.1 cannot
+// describe the events inside a text/event-stream, so the reference sits in an extension.
+func withEventData(op obj, schema string) obj {
+	op["responses"].(obj)["200"].(obj)["content"].(obj)["text/event-stream"].(obj)["x-event-data"] = ref(schema)
+	return op
+}
+
 func withBody(op obj, schema obj) obj {
 	op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": schema}}}
 	return op
@@ -117,6 +124,13 @@ func pathParam(name, desc string) obj {
 
 func queryParam(name, desc string, schema obj) obj {
 	return obj{"name": name, "in": "query", "required": false, "description": desc, "schema": schema}
+}
+
+// requiredQueryParam is a query parameter the route answers 422 without.
+func requiredQueryParam(name, desc string, schema obj) obj {
+	p := queryParam(name, desc, schema)
+	p["required"] = true
+	return p
 }
 
 var (
@@ -194,10 +208,11 @@ func OpenAPI() obj {
 		},
 		"/api/v1/worlds/{worldId}/events": obj{
 			"parameters": []obj{worldParam},
-			"get": withParams(streamOperation("worldEvents",
-				"Server-Sent Events of the world's structure: document.created, document.renamed, document.moved, document.deleted, era.created, project.created, member.added, member.removed. "+
-					"Each event's data is a WorldEvent with the record's metadata; its id is a global change sequence. On connect: `ready`; resuming with Last-Event-ID (or ?lastEventId=) replays what was missed, or sends `reset` when too much was.",
-				"404"), lastEventQuery),
+			"get": withParams(withEventData(streamOperation("worldEvents",
+				"Server-Sent Events of the world's structure: "+strings.Join(worldEventKinds, ", ")+". "+
+					"Each one's data is a WorldEvent (`#/components/schemas/WorldEvent`) with the record's metadata; its id is a global change sequence. "+
+					"On connect: `ready` (data: {seq}, the latest change); resuming with Last-Event-ID (or ?lastEventId=) replays what was missed, or sends `reset` (data: {seq}) when too much was.",
+				"404"), "WorldEvent"), lastEventQuery),
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}/events": obj{
 			"parameters": []obj{worldParam, docParam},
@@ -210,7 +225,7 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}/search": obj{
 			"parameters": []obj{worldParam},
 			"get": withParams(operation("search", "Full-text search over the names and content of the world's documents. Needs Pro or Studio for key and OAuth callers.", "200", listOf("SearchHit"), "403", "404", "422"),
-				queryParam("q", "The text to search for (required, not blank).", obj{"type": "string"}),
+				requiredQueryParam("q", "The text to search for: not blank, at most 500 characters.", obj{"type": "string", "minLength": 1, "maxLength": 500}),
 				queryParam("documentType", "Only documents of this type.", obj{"type": "string"}), eraQuery, pageQuery, perPageQ),
 		},
 	}
@@ -256,6 +271,20 @@ func OpenAPI() obj {
 			"score":   obj{"type": "number", "description": "Relevance; higher is better."},
 			"snippet": str("A short HTML fragment of the text: escaped, with <mark> around hits."),
 		}),
+		"WorldEvent": object(obj{
+			"kind": obj{"type": "string", "enum": worldEventKinds, "description": "What changed; the same as the event's name."},
+			"seq":  integer("The change sequence; the same as the event's id."),
+			"eraId": str("For document events, the era the change was made in; empty for the main line (a document deleted in an era is still there on the main line). " +
+				"Empty for other events."),
+			"document": described(object(obj{
+				"id": str("Document id."), "name": str("Name."), "documentType": str("Document type."),
+				"parentId": str("The folder it sits in; empty at the top."), "eraId": str("The era it was created in; empty for the main line."),
+			}), "Set for document.* events: the document's metadata as it is now, or for a document deleted on the main line, as it was."),
+			"era":     described(object(obj{"id": str("Era id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line.")}), "Set for era.created."),
+			"project": described(object(obj{"id": str("Project id."), "kind": str("App kind."), "name": str("Name.")}), "Set for project.created."),
+			"userId":  str("Set for member.added and member.removed: the member's user id."),
+			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "For member.added and member.removed: the user's role, while they are a member (absent once they are not)."},
+		}, "document", "era", "project", "userId", "role"),
 		"ContentOpsRequest": object(obj{"ops": obj{
 			"type": "array", "minItems": 1, "maxItems": MaxOps, "description": "Operations, applied in order, all or none.",
 			"items": obj{"oneOf": opRefs()},
@@ -317,6 +346,18 @@ func OpenAPI() obj {
 }
 
 func dateTime() obj { return obj{"type": "string", "format": "date-time"} }
+
+// described returns schema o with a description.
+func described(o obj, desc string) obj {
+	o["description"] = desc
+	return o
+}
+
+// worldEventKinds are the events of the world stream (see live.WorldEvent).
+var worldEventKinds = []string{
+	"document.created", "document.renamed", "document.moved", "document.deleted",
+	"era.created", "project.created", "member.added", "member.removed",
+}
 
 func documentProps() obj {
 	return obj{

@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/loreweave/loreweave/app/api"
+	"github.com/loreweave/loreweave/app/apptest"
 )
 
 // TestOpenAPIIsValid validates the served document against the official OpenAPI 3.1 schema.
@@ -80,5 +81,80 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 				t.Errorf("the OpenAPI document lists %s, which is not a route", key)
 			}
 		}
+	}
+}
+
+// TestOpenAPISearchRequiresQ checks that the document marks q required, as the search
+// handler does.
+func TestOpenAPISearchRequiresQ(t *testing.T) {
+	doc, _ := spec(t)
+	get := doc["paths"].(map[string]any)["/api/v1/worlds/{worldId}/search"].(map[string]any)["get"].(map[string]any)
+	var q map[string]any
+	for _, p := range get["parameters"].([]any) {
+		if p := p.(map[string]any); p["name"] == "q" && p["in"] == "query" {
+			q = p
+		}
+	}
+	if q == nil || q["required"] != true {
+		t.Fatalf("search's q parameter is not required: %v", q)
+	}
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	if res := s.Get(ann.Key, "/api/v1/worlds/"+w+"/search"); res.Status != http.StatusUnprocessableEntity || res.Map(t)["error"].(map[string]any)["field"] != "q" {
+		t.Fatalf("search without q: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestWorldEventsMatchSchema checks the data of every kind of world stream event against
+// the schema the world events route points to.
+func TestWorldEventsMatchSchema(t *testing.T) {
+	_, c := spec(t)
+	loc := docURL + "#/paths/" + pointerEscape("/api/v1/worlds/{worldId}/events") + "/get/responses/200/content/text~1event-stream/x-event-data"
+	sch, err := c.Compile(loc)
+	if err != nil {
+		t.Fatalf("the world events stream names no schema for its event data: %v", err)
+	}
+	kinds, err := c.Compile(docURL + "#/components/schemas/WorldEvent/properties/kind")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s := start(t)
+	ann, bob := s.NewUser("Ann"), s.NewUser("Bob")
+	w := s.World(ann, "Eldoria")
+	base := "/api/v1/worlds/" + w
+	st := s.Stream(ann.Key, base+"/events")
+	st.Expect(t, "ready")
+	folder := s.Document(ann, w, "People", "folder")
+	card := s.Document(ann, w, "Aerendyl", "card")
+	s.Must(s.Do(apptest.Request{Method: http.MethodPatch, Path: base + "/documents/" + card, Key: ann.Key, Body: map[string]any{"name": "Aerendyl the Drowned", "parentId": folder}}), http.StatusOK)
+	var era struct{ ID string }
+	s.Must(s.Post(ann.Key, base+"/eras", map[string]any{"name": "Second Age"}), http.StatusCreated).JSON(t, &era)
+	s.Must(s.Do(del(ann.Key, base+"/documents/"+card+"?era="+era.ID)), http.StatusNoContent)
+	s.Must(s.Do(del(ann.Key, base+"/documents/"+card)), http.StatusNoContent)
+	s.Must(s.Post(ann.Key, base+"/projects", map[string]any{"name": "Wiki", "kind": "wiki"}), http.StatusCreated)
+	s.AddMember(ann, w, bob, "editor")
+	s.Must(s.Do(del(ann.Key, base+"/members/"+bob.ID)), http.StatusNoContent)
+
+	seen := map[string]bool{}
+	for range 10 {
+		ev := st.Expect(t, "")
+		data, err := jsonschema.UnmarshalJSON(strings.NewReader(ev.Data))
+		if err != nil {
+			t.Fatalf("%s event: data is not JSON: %s", ev.Event, ev.Data)
+		}
+		if err := sch.Validate(data); err != nil {
+			t.Errorf("%s event does not match the schema: %v\ndata: %s", ev.Event, err, ev.Data)
+		}
+		seen[ev.Event] = true
+	}
+	for kind := range seen {
+		if err := kinds.Validate(kind); err != nil {
+			t.Errorf("kind %s is not in the schema: %v", kind, err)
+		}
+	}
+	if len(seen) != 8 {
+		t.Errorf("saw %d kinds of event, want all 8: %v", len(seen), seen)
 	}
 }
