@@ -84,7 +84,10 @@ func (a *API) createDocument(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	d, err := a.Store.CreateDocument(w.ID, era(e), n, deref(body.DocumentType), deref(body.ParentID), p.Actor())
+	if body.DocumentType == nil {
+		return apierr.Field("documentType", "%q is required", "documentType")
+	}
+	d, err := a.Store.CreateDocument(w.ID, era(e), n, *body.DocumentType, deref(body.ParentID), p.Actor())
 	if err != nil {
 		return err
 	}

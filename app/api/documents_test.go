@@ -96,9 +96,6 @@ func TestDocumentTypeAllowList(t *testing.T) {
 	if len(allowed) != 5 {
 		t.Fatalf("allowed = %v", allowed)
 	}
-	if res := s.Post(ann.Key, base, map[string]any{"name": "No type"}); res.ErrorCode() != "unsupported_document_type" {
-		t.Fatalf("missing type: %d %s", res.Status, res.Body)
-	}
 
 	// Installing a tool adds its types to this world only.
 	if _, err := s.PB.DB().NewQuery(`INSERT INTO tools (id, world, name, manifest, created) VALUES ('tool00000000001', {:w}, 'Quests', '{"documentTypes":["quest"],"appKinds":["kanban"]}', '')`).
@@ -120,5 +117,23 @@ func TestDocumentTypeAllowList(t *testing.T) {
 	res = s.Post(ann.Key, base+"/"+q.ID+"/content", map[string]any{"ops": []any{map[string]any{"op": "quest.addStep"}}})
 	if res.ErrorCode() != "unsupported_operation" {
 		t.Fatalf("tool op: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestCreateDocumentRequiredFields checks that a missing name or documentType is named as
+// missing, not judged as a value.
+func TestCreateDocumentRequiredFields(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	base := "/api/v1/worlds/" + s.World(ann, "Eldoria") + "/documents"
+	for _, c := range []struct {
+		body  map[string]any
+		field string
+	}{
+		{map[string]any{"name": "No type"}, "documentType"},
+		{map[string]any{"documentType": "card"}, "name"},
+		{map[string]any{}, "name"},
+	} {
+		expectMissing(t, s.Post(ann.Key, base, c.body), c.field)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pocketbase/pocketbase/core"
 
+	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/store"
 )
@@ -46,7 +47,10 @@ func (a *API) createProject(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	p, err := a.Store.CreateProject(w.ID, deref(body.Kind), n)
+	if body.Kind == nil {
+		return apierr.Field("kind", "%q is required", "kind")
+	}
+	p, err := a.Store.CreateProject(w.ID, *body.Kind, n)
 	if err != nil {
 		return err
 	}
