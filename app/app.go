@@ -156,11 +156,23 @@ func baseURL(addr string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// Announce tells a first-time operator where to sign up.
+// Announce tells a first-time operator how to create the first account.
 func (lw *Loreweave) Announce() {
+	if msg := lw.Announcement(); msg != "" {
+		fmt.Printf("\n%s\n\n", msg)
+	}
+}
+
+// Announcement is what Announce prints: where to sign up, or, with sign-up closed, the
+// command that creates an account. It is empty once an account exists.
+func (lw *Loreweave) Announcement() string {
 	n, err := lw.PB.CountRecords("users")
 	if err != nil || n > 0 {
-		return
+		return ""
 	}
-	fmt.Printf("\nNo accounts yet. Create yours at %s/signup\n\n", strings.TrimRight(lw.Config.BaseURL, "/"))
+	if !lw.Config.SignupOpen() {
+		return fmt.Sprintf("No accounts yet, and sign-up is closed. Create yours with:\n  loreweave users create --dir %q --email you@example.com --password '…' --name You",
+			lw.PB.DataDir())
+	}
+	return fmt.Sprintf("No accounts yet. Create yours at %s/signup", strings.TrimRight(lw.Config.BaseURL, "/"))
 }

@@ -57,6 +57,9 @@ func WithSignupLimit(perHour int) Option {
 	return func(c *config.Config) { c.SignupRateLimit = perHour }
 }
 
+// WithSignup sets who may sign up at /signup: "open" or "closed".
+func WithSignup(mode string) Option { return func(c *config.Config) { c.Signup = mode } }
+
 // WithDefaultPlan sets the plan of new worlds.
 func WithDefaultPlan(plan string) Option { return func(c *config.Config) { c.DefaultPlan = plan } }
 

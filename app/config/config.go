@@ -18,10 +18,17 @@ import (
 // Plans are the world plans, cheapest first.
 var Plans = []string{"free", "pro", "studio"}
 
+// SignupModes are the values of Signup: anyone may create an account at /signup, or only
+// the operator, with `loreweave users create`.
+var SignupModes = []string{"open", "closed"}
+
 // Config is Loreweave's configuration.
 type Config struct {
 	// DefaultPlan is the plan new worlds get (LOREWEAVE_DEFAULT_PLAN, --default-plan).
 	DefaultPlan string
+	// Signup says whether anyone may create an account at /signup: "open" or "closed"
+	// (LOREWEAVE_SIGNUP, --signup). Closed, accounts come from `loreweave users create`.
+	Signup string
 	// BaseURL is the public URL of this instance, no trailing slash (LOREWEAVE_BASE_URL,
 	// --base-url). Empty means "derive it from the listen address".
 	BaseURL string
@@ -55,12 +62,13 @@ const (
 
 // Default returns the configuration used when nothing is set.
 func Default() Config {
-	return Config{DefaultPlan: "studio", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20}
+	return Config{DefaultPlan: "studio", Signup: "open", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20}
 }
 
 // Flags holds the flag values until Load reads them.
 type Flags struct {
 	defaultPlan string
+	signup      string
 	baseURL     string
 	keyRate     string
 	ipRate      string
@@ -73,6 +81,7 @@ type Flags struct {
 func Bind(fs *pflag.FlagSet) *Flags {
 	f := &Flags{}
 	fs.StringVar(&f.defaultPlan, "default-plan", "", "plan of new worlds: free, pro or studio (env LOREWEAVE_DEFAULT_PLAN; default studio)")
+	fs.StringVar(&f.signup, "signup", "", "who may create an account at /signup: open (anyone) or closed (accounts only from the users create command) (env LOREWEAVE_SIGNUP; default open)")
 	fs.StringVar(&f.baseURL, "base-url", "", "public URL of this instance, e.g. https://lore.example.com (env LOREWEAVE_BASE_URL; default: the listen address)")
 	fs.StringVar(&f.keyRate, "rate-limit-key", "", "API and MCP requests a minute per key, token or session; 0 = off (env LOREWEAVE_RATE_LIMIT_KEY; default 1200)")
 	fs.StringVar(&f.ipRate, "rate-limit-ip", "", "API and MCP requests a minute per client address; 0 = off (env LOREWEAVE_RATE_LIMIT_IP; default 3000)")
@@ -93,6 +102,9 @@ func (f *Flags) Load() (Config, error) {
 	}
 	if v := pick(f.defaultPlan, "LOREWEAVE_DEFAULT_PLAN"); v != "" {
 		c.DefaultPlan = v
+	}
+	if v := pick(f.signup, "LOREWEAVE_SIGNUP"); v != "" {
+		c.Signup = v
 	}
 	c.BaseURL = pick(f.baseURL, "LOREWEAVE_BASE_URL")
 	for _, r := range []struct {
@@ -122,6 +134,9 @@ func (c *Config) Validate() error {
 	if !slices.Contains(Plans, c.DefaultPlan) {
 		return fmt.Errorf("config: default plan %q is not one of %s", c.DefaultPlan, strings.Join(Plans, ", "))
 	}
+	if !slices.Contains(SignupModes, c.Signup) {
+		return fmt.Errorf("config: signup %q is not one of %s", c.Signup, strings.Join(SignupModes, ", "))
+	}
 	if min(c.KeyRateLimit, c.IPRateLimit, c.LoginRateLimit, c.LoginIPRateLimit, c.SignupRateLimit) < 0 {
 		return fmt.Errorf("config: rate limits must be 0 (off) or positive")
 	}
@@ -134,3 +149,6 @@ func (c *Config) Validate() error {
 	}
 	return nil
 }
+
+// SignupOpen reports whether anyone may create an account at /signup.
+func (c Config) SignupOpen() bool { return c.Signup == "open" }

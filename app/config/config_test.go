@@ -13,7 +13,7 @@ import (
 // `loreweave serve` does.
 func load(t *testing.T, args []string, env map[string]string) (config.Config, error) {
 	t.Helper()
-	for _, name := range []string{"LOREWEAVE_DEFAULT_PLAN", "LOREWEAVE_BASE_URL", "LOREWEAVE_RATE_LIMIT_KEY", "LOREWEAVE_RATE_LIMIT_IP",
+	for _, name := range []string{"LOREWEAVE_DEFAULT_PLAN", "LOREWEAVE_SIGNUP", "LOREWEAVE_BASE_URL", "LOREWEAVE_RATE_LIMIT_KEY", "LOREWEAVE_RATE_LIMIT_IP",
 		"LOREWEAVE_RATE_LIMIT_LOGIN", "LOREWEAVE_RATE_LIMIT_LOGIN_IP", "LOREWEAVE_RATE_LIMIT_SIGNUP"} {
 		t.Setenv(name, env[name])
 	}
@@ -35,6 +35,38 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.LoginRateLimit != 10 || c.LoginIPRateLimit != 50 || c.SignupRateLimit != 20 {
 		t.Fatalf("sign-in and sign-up limits: %+v", c)
+	}
+	if c.Signup != "open" || !c.SignupOpen() {
+		t.Fatalf("sign-up is not open by default: %q", c.Signup)
+	}
+}
+
+func TestSignupSetting(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    string // the mode, or a word of the error
+		wantErr bool
+	}{
+		{"environment", nil, map[string]string{"LOREWEAVE_SIGNUP": "closed"}, "closed", false},
+		{"flag", []string{"--signup", "closed"}, nil, "closed", false},
+		{"flag wins", []string{"--signup", "open"}, map[string]string{"LOREWEAVE_SIGNUP": "closed"}, "open", false},
+		{"unknown value", nil, map[string]string{"LOREWEAVE_SIGNUP": "invite"}, "signup", true},
+		{"case matters", []string{"--signup", "Closed"}, nil, "signup", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(t, tc.args, tc.env)
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "open, closed") {
+					t.Fatalf("error %v, want one naming %q and the values", err, tc.want)
+				}
+				return
+			}
+			if err != nil || c.Signup != tc.want || c.SignupOpen() != (tc.want == "open") {
+				t.Fatalf("got %q (open %v), %v; want %q", c.Signup, c.SignupOpen(), err, tc.want)
+			}
+		})
 	}
 }
 

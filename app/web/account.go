@@ -11,7 +11,16 @@ import (
 	"github.com/loreweave/loreweave/views"
 )
 
+// signupClosed answers /signup when the operator closed it (config.Config.Signup).
+func (w *Web) signupClosed(e *core.RequestEvent) error {
+	return w.errorPage(e, http.StatusNotFound, "Sign-up is closed",
+		"This server does not let visitors create accounts. Ask its operator to create one for you, then sign in.")
+}
+
 func (w *Web) signupForm(e *core.RequestEvent) error {
+	if !w.Config.SignupOpen() {
+		return w.signupClosed(e)
+	}
 	if user(e) != nil {
 		return e.Redirect(http.StatusSeeOther, "/")
 	}
@@ -19,6 +28,9 @@ func (w *Web) signupForm(e *core.RequestEvent) error {
 }
 
 func (w *Web) signup(e *core.RequestEvent) error {
+	if !w.Config.SignupOpen() {
+		return w.signupClosed(e)
+	}
 	f := views.AuthForm{Email: e.Request.PostFormValue("email"), Name: e.Request.PostFormValue("name")}
 	if ok, wait := w.signups.Take(e.RealIP()); !ok {
 		f.Error = "Too many sign-ups from your address. Try again in " + retryIn(wait) + "."

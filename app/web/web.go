@@ -42,9 +42,10 @@ type Web struct {
 }
 
 const (
-	csrfCookie = "lw_csrf"
-	userKey    = "lw.user"
-	csrfKey    = "lw.csrf"
+	csrfCookie      = "lw_csrf"
+	userKey         = "lw.user"
+	csrfKey         = "lw.csrf"
+	signupClosedKey = "lw.signupClosed"
 )
 
 // contentSecurityPolicy allows only this origin's scripts and styles; images, models and map
@@ -58,6 +59,7 @@ func (w *Web) middleware(e *core.RequestEvent) error {
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Content-Type-Options", "nosniff")
+	e.Set(signupClosedKey, !w.Config.SignupOpen())
 
 	token := ""
 	if c, err := e.Request.Cookie(csrfCookie); err == nil && len(c.Value) >= 32 {
@@ -116,6 +118,7 @@ func user(e *core.RequestEvent) *core.Record {
 func page(e *core.RequestEvent, title string) views.Page {
 	p := views.Page{Title: title}
 	p.CSRF, _ = e.Get(csrfKey).(string)
+	p.SignupClosed, _ = e.Get(signupClosedKey).(bool)
 	if u := user(e); u != nil {
 		p.User = &views.User{ID: u.Id, Name: u.GetString("name"), Email: u.Email()}
 	}
