@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/loreweave/loreweave/app/apptest"
@@ -69,7 +70,7 @@ func TestDeleteDocuments(t *testing.T) {
 	s.Must(s.Post(ann.Key, base+c.ID+"/content", ops(map[string]any{"op": "card.rename", "name": "A"})), 200)
 
 	// A folder that still holds documents cannot go.
-	if res := s.Do(del(ann.Key, base+folder)); res.Status != 409 || res.ErrorCode() != "folder_not_empty" {
+	if res := s.Do(del(ann.Key, base+folder)); res.Status != 409 || res.ErrorCode() != "folder_not_empty" || !strings.Contains(string(res.Body), "still holds a document; move or delete it first") {
 		t.Fatalf("non-empty folder: %d %s", res.Status, res.Body)
 	}
 

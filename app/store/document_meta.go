@@ -157,7 +157,11 @@ func (s *Store) DeleteDocument(d Document, eraID string, actor Actor) error {
 			return err
 		}
 		if n > 0 {
-			return apierr.New(http.StatusConflict, "folder_not_empty", "the folder still holds %d documents; move or delete them first", n).With("children", n)
+			what := fmt.Sprintf("%d documents; move or delete them", n)
+			if n == 1 {
+				what = "a document; move or delete it"
+			}
+			return apierr.New(http.StatusConflict, "folder_not_empty", "the folder still holds %s first", what).With("children", n)
 		}
 	}
 	chain, err := s.EraChain(d.WorldID, eraID)
