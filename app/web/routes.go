@@ -18,7 +18,7 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	w.signIns = newSignInLimits(w.Config)
 	w.signups = ratelimit.NewWindow(w.Config.SignupRateLimit, config.SignupWindow)
 	// PocketBase's own password sign-in for users counts against the sign-in form's limits.
-	w.App.OnRecordAuthWithPasswordRequest("users").BindFunc(w.limitPasswordAuth)
+	w.App.OnRecordAuthWithPasswordRequest("users", core.CollectionNameSuperusers).BindFunc(w.limitPasswordAuth)
 
 	r.GET("/static/{path...}", serveStatic)
 

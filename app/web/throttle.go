@@ -49,8 +49,8 @@ func (l signInLimits) succeeded(ip, email string) {
 }
 
 // limitPasswordAuth applies the same limits to PocketBase's own password sign-in for users
-// (/api/collections/users/auth-with-password), which would otherwise let anyone guess
-// passwords without them.
+// and for the dashboard's superusers (/api/collections/{users,_superusers}/auth-with-password),
+// which would otherwise let anyone guess passwords without them.
 func (w *Web) limitPasswordAuth(e *core.RecordAuthWithPasswordRequestEvent) error {
 	ip := e.RealIP()
 	if ok, wait := w.signIns.begin(ip, e.Identity); !ok {

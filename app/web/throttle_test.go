@@ -71,6 +71,9 @@ func TestSignInLimitPerAddress(t *testing.T) {
 	wantThrottled(t, signInAs(s, ann.Email, ann.Password), 15*60, "6th attempt from the address")
 	res := s.Post("", "/api/collections/users/auth-with-password", map[string]any{"identity": "other@example.test", "password": "guess"})
 	wantThrottled(t, res, 15*60, "PocketBase auth-with-password")
+	// So is the dashboard's superuser sign-in.
+	res = s.Post("", "/api/collections/_superusers/auth-with-password", map[string]any{"identity": "admin@example.test", "password": "guess"})
+	wantThrottled(t, res, 15*60, "superuser auth-with-password")
 }
 
 // TestSignInSuccessClearsFailures: a user who mistyped and then got it right starts again
