@@ -2,11 +2,9 @@ package api
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/pocketbase/pocketbase/core"
 
-	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/search"
 )
@@ -16,14 +14,9 @@ func (a *API) search(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	// q keeps its trailing space: it tells a finished last word from one being typed.
+	// q keeps its trailing space: it tells a finished last word from one being typed. The
+	// searcher checks it (required, at most search.MaxQuery characters).
 	q := e.Request.URL.Query().Get("q")
-	if strings.TrimSpace(q) == "" {
-		return apierr.Field("q", "\"q\" is required: the text to search for")
-	}
-	if len([]rune(q)) > 500 {
-		return apierr.Field("q", "\"q\" may have at most 500 characters").With("limit", 500)
-	}
 	if _, err := a.Store.EraChain(w.ID, era(e)); err != nil {
 		return err
 	}

@@ -98,6 +98,27 @@ func TestToolsWithAPIKey(t *testing.T) {
 		t.Fatalf("whoami %+v", me)
 	}
 	w := s.World(ann, "Eldoria")
+	// Arguments the input schema refuses, and a query longer than REST allows, answer the
+	// same JSON error object as every other tool failure.
+	for _, bad := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list_documents", map[string]any{}},
+		{"search", map[string]any{"worldId": w, "q": "x", "page": 1e20}},
+		{"search", map[string]any{"worldId": w, "q": strings.Repeat("ab ", 200)}},
+	} {
+		var e toolErr
+		if !call(t, session, bad.tool, bad.args, &e) || e.Error.Code != "invalid_field" || strings.Contains(e.Error.Message, "Go struct") {
+			t.Errorf("%s %v: %+v", bad.tool, bad.args, e)
+		}
+	}
+	for _, tool := range tools.Tools {
+		if schema, _ := json.Marshal(tool.InputSchema); !strings.Contains(string(schema), `"properties":`) {
+			t.Errorf("tool %s: input schema without properties: %s", tool.Name, schema)
+		}
+	}
+
 	// A search page beyond the deepest one is a tool error, not a crash of the server.
 	var far toolErr
 	if !call(t, session, "search", map[string]any{"worldId": w, "q": "my", "page": 100000000000000000, "perPage": 100}, &far) || far.Error.Code != "invalid_field" {

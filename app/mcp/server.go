@@ -69,7 +69,7 @@ func (s *Server) Start() error {
 		Instructions: "Loreweave holds storytelling worlds: documents (cards for characters, places and things; timelines; maps; folders; animated models), " +
 			"eras (versions of a world) and projects. Start with list_worlds, then list_documents and get_document; change content with apply_content_ops.",
 	})
-	s.mcp.AddReceivingMiddleware(recoverPanics(s.Store.App().Logger()))
+	s.mcp.AddReceivingMiddleware(recoverPanics(s.Store.App().Logger()), uniformToolErrors)
 	s.addTools(s.mcp)
 	host := ""
 	if u, err := url.Parse(s.BaseURL); err == nil {

@@ -259,7 +259,10 @@ func opsCatalogue() string {
 
 // addTools registers every tool on srv.
 func (s *Server) addTools(srv *sdk.Server) {
-	sdk.AddTool(srv, &sdk.Tool{Name: "whoami", Description: "The account this connection acts as."},
+	// An explicit empty "properties": some clients' function-calling APIs refuse an object
+	// schema without it, which is what the SDK infers from struct{}.
+	sdk.AddTool(srv, &sdk.Tool{Name: "whoami", Description: "The account this connection acts as.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)},
 		func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, *Me, error) {
 			p, err := principal(req)
 			if err != nil {
@@ -381,9 +384,6 @@ func (s *Server) addTools(srv *sdk.Server) {
 			w, _, err := s.world(req, in.WorldID, auth.ReadContent)
 			if err != nil {
 				return nil, nil, err
-			}
-			if strings.TrimSpace(in.Q) == "" {
-				return nil, nil, fail(apierr.Field("q", "\"q\" is required: the text to search for"))
 			}
 			pg, err := in.page()
 			if err != nil {

@@ -34,6 +34,9 @@ const (
 // index rank every hit before it (Elasticsearch's max_result_window is the same).
 const MaxDepth = 10_000
 
+// MaxQuery is the longest query in characters: a query's cost grows with its words.
+const MaxQuery = 500
+
 // Searcher runs queries against the index.
 type Searcher struct {
 	Index *Index
@@ -44,6 +47,12 @@ type Searcher struct {
 // words of five letters or more, or, for the last word when it is still being typed, as a
 // prefix); "quoted phrases" must match in order.
 func (s Searcher) Search(q Query) (Results, error) {
+	if strings.TrimSpace(q.Text) == "" {
+		return Results{}, apierr.Field("q", "\"q\" is required: the text to search for")
+	}
+	if utf8.RuneCountInString(q.Text) > MaxQuery {
+		return Results{}, apierr.Field("q", "\"q\" may have at most %d characters", MaxQuery).With("limit", MaxQuery)
+	}
 	if p := q.Page; p.Page < 1 || p.PerPage < 1 || p.Page > MaxDepth/p.PerPage {
 		return Results{}, apierr.Field("page", "search pages reach at most %d results deep (page × perPage); narrow the query instead", MaxDepth).With("limit", MaxDepth)
 	}
