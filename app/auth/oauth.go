@@ -297,6 +297,13 @@ func revokeWhere(db dbx.Builder, where string, params dbx.Params) ([]string, err
 // Refresh rotates a refresh token: the old one stops working and a new pair is issued in the
 // same family. Presenting a rotated refresh token again revokes the whole family (reuse
 // detection: it was stolen, or a client is confused).
+// RefreshGrace is how long a refresh token may be presented again after its first use.
+// Clients that make several calls at once when their access token expires refresh once per
+// call, all with the same refresh token (the official TypeScript SDK does); without a grace
+// period the second of them looked like a stolen token and ended the user's grant. Within
+// it, each gets a pair of its own; after it, reuse revokes the whole grant.
+const RefreshGrace = 30 * time.Second
+
 func (o *OAuth) Refresh(clientID, refresh, resource string) (TokenResponse, error) {
 	var row struct {
 		ID        string `db:"id"`
@@ -322,7 +329,7 @@ func (o *OAuth) Refresh(clientID, refresh, resource string) (TokenResponse, erro
 		if row.RevokedAt != "" {
 			return oauthErr(http.StatusBadRequest, "invalid_grant", "the refresh token was revoked")
 		}
-		if row.UsedAt != "" {
+		if row.UsedAt != "" && time.Since(store.ParseTime(row.UsedAt)) > RefreshGrace {
 			return errReuse
 		}
 		if time.Now().After(store.ParseTime(row.ExpiresAt)) {
@@ -331,8 +338,10 @@ func (o *OAuth) Refresh(clientID, refresh, resource string) (TokenResponse, erro
 		if resource != "" && strings.TrimSuffix(resource, "/") != row.Resource {
 			return oauthErr(http.StatusBadRequest, "invalid_target", "resource does not match the grant")
 		}
-		if _, err := tx.DB().NewQuery("UPDATE oauth_tokens SET usedAt = {:t} WHERE id = {:id}").Bind(dbx.Params{"t": dbTime(time.Now()), "id": row.ID}).Execute(); err != nil {
-			return err
+		if row.UsedAt == "" {
+			if _, err := tx.DB().NewQuery("UPDATE oauth_tokens SET usedAt = {:t} WHERE id = {:id}").Bind(dbx.Params{"t": dbTime(time.Now()), "id": row.ID}).Execute(); err != nil {
+				return err
+			}
 		}
 		var err error
 		out, err = issuePair(tx.DB(), row.Family, row.CodeHash, clientID, row.User, row.Resource, row.Scope)

@@ -277,11 +277,25 @@ func TestTokenEndpointRules(t *testing.T) {
 		if st := mcpStatus(t, s, second.AccessToken); st != 200 {
 			t.Fatalf("rotated token: %d", st)
 		}
-		// The old refresh token again: theft assumed, the whole family dies.
+		// The old refresh token again at once (a client refreshing for several calls in
+		// parallel): a pair of its own, and the others keep working.
+		status, sibling := f.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {first.RefreshToken}})
+		if status != 200 || sibling.AccessToken == second.AccessToken || sibling.RefreshToken == second.RefreshToken {
+			t.Fatalf("refresh again within the grace period: %d %+v", status, sibling)
+		}
+		for _, tok := range []string{second.AccessToken, sibling.AccessToken} {
+			if st := mcpStatus(t, s, tok); st != 200 {
+				t.Fatalf("a token of the grace period: %d", st)
+			}
+		}
+		// The old refresh token again after the grace period: theft assumed, the whole family dies.
+		if _, err := s.PB.DB().NewQuery("UPDATE oauth_tokens SET usedAt = '2000-01-01 00:00:00.000Z' WHERE usedAt != ''").Execute(); err != nil {
+			t.Fatal(err)
+		}
 		if status, tr := f.token(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {first.RefreshToken}}); status != 400 || tr.Error != "invalid_grant" {
 			t.Fatalf("reuse %d %+v", status, tr)
 		}
-		for _, tok := range []string{first.AccessToken, second.AccessToken} {
+		for _, tok := range []string{first.AccessToken, second.AccessToken, sibling.AccessToken} {
 			if st := mcpStatus(t, s, tok); st != 401 {
 				t.Fatalf("family token still works after reuse: %d", st)
 			}
