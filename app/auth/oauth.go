@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -79,23 +80,56 @@ func randomToken(prefix string) string {
 	return prefix + base64.RawURLEncoding.EncodeToString(b)
 }
 
-// ValidRedirectURI accepts https URLs and http URLs on a loopback host (native apps), without
-// fragments.
+// ValidRedirectURI says whether a client may register raw as a redirect URI: https; http on
+// a loopback host (a native app's local listener, RFC 8252 §7.3); or a private-use scheme
+// (a native app's own, RFC 8252 §7.1, such as cursor://), never one a browser would run or
+// open itself. No fragment.
 func ValidRedirectURI(raw string) bool {
 	u, err := url.Parse(raw)
-	if err != nil || u.Fragment != "" || u.Host == "" || len(raw) > 2000 {
+	if err != nil || u.Fragment != "" || len(raw) > 2000 {
 		return false
 	}
 	switch u.Scheme {
 	case "https":
-		return true
+		return u.Host != ""
 	case "http":
-		host := u.Hostname()
-		if host == "localhost" {
+		return isLoopback(u.Hostname())
+	}
+	return privateScheme.MatchString(u.Scheme) && !webSchemes[u.Scheme] && u.Opaque == "" && (u.Host != "" || u.Path != "")
+}
+
+var (
+	privateScheme = regexp.MustCompile(`^[a-z][a-z0-9+.-]*$`)
+	// webSchemes are schemes a browser handles itself: redirecting a code to one would run
+	// it, show it or hand it to something that is not the app.
+	webSchemes = map[string]bool{"javascript": true, "vbscript": true, "data": true, "blob": true, "file": true, "filesystem": true,
+		"about": true, "view-source": true, "ftp": true, "ws": true, "wss": true, "mailto": true, "tel": true, "sms": true, "chrome": true, "intent": true}
+)
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// RedirectMatches says whether requested is one of a client's registered redirect URIs. A
+// loopback http URI matches on any port (RFC 8252 §7.3: a native app listens on whatever
+// port is free when it runs).
+func (c Client) RedirectMatches(requested string) bool {
+	if slices.Contains(c.RedirectURIs, requested) {
+		return true
+	}
+	req, err := url.Parse(requested)
+	if err != nil || req.Scheme != "http" || !isLoopback(req.Hostname()) {
+		return false
+	}
+	for _, r := range c.RedirectURIs {
+		reg, err := url.Parse(r)
+		if err == nil && reg.Scheme == "http" && reg.Hostname() == req.Hostname() && reg.Path == req.Path && reg.RawQuery == req.RawQuery && reg.User.String() == req.User.String() {
 			return true
 		}
-		ip := net.ParseIP(host)
-		return ip != nil && ip.IsLoopback()
 	}
 	return false
 }
@@ -107,7 +141,7 @@ func (o *OAuth) RegisterClient(name string, redirects []string) (Client, error) 
 	}
 	for _, r := range redirects {
 		if !ValidRedirectURI(r) {
-			return Client{}, oauthErr(http.StatusBadRequest, "invalid_redirect_uri", "redirect URI %q must be https, or http on a loopback host, without a fragment", r)
+			return Client{}, oauthErr(http.StatusBadRequest, "invalid_redirect_uri", "redirect URI %q must be https, http on a loopback host, or an app's own scheme (like cursor://), without a fragment", r)
 		}
 	}
 	name = strings.TrimSpace(name)

@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"sort"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -34,7 +33,7 @@ func (w *Web) checkAuthRequest(e *core.RequestEvent, q url.Values) (*authRequest
 		return nil, false, w.errorPage(e, http.StatusBadRequest, "Unknown app", "This connection request names an app that is not registered here. Start the connection again from the app.")
 	}
 	redirect, err := url.Parse(q.Get("redirect_uri"))
-	if err != nil || !slices.Contains(client.RedirectURIs, q.Get("redirect_uri")) {
+	if err != nil || !client.RedirectMatches(q.Get("redirect_uri")) {
 		return nil, false, w.errorPage(e, http.StatusBadRequest, "Wrong return address", "This connection request's redirect address does not match the app's registration, so it was stopped.")
 	}
 	r := &authRequest{params: q, client: client, redirect: redirect}
@@ -81,7 +80,11 @@ func (w *Web) authorizeForm(e *core.RequestEvent) error {
 	if u == nil {
 		return err
 	}
-	v := views.ConsentView{ClientName: r.client.Name, RedirectHost: r.redirect.Host, Params: map[string]string{}}
+	v := views.ConsentView{ClientName: r.client.Name, RedirectTo: r.redirect.Host, Params: map[string]string{},
+		WholeServer: r.resource == w.Config.BaseURL}
+	if s := r.redirect.Scheme; s != "http" && s != "https" {
+		v.RedirectTo = s + "://" + r.redirect.Host // an app's own scheme: name the app, not just a host
+	}
 	if v.ClientName == "" {
 		v.ClientName = "An unnamed app"
 	}
