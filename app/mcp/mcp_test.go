@@ -204,6 +204,16 @@ func TestToolsWithAPIKey(t *testing.T) {
 	if era.ID == "" || eras.TotalItems != 1 {
 		t.Fatalf("eras %+v %+v", era, eras)
 	}
+	// Eras and projects page like every list.
+	call(t, session, "create_era", map[string]any{"worldId": w, "name": "Third Age"}, nil)
+	var page2 struct {
+		Items      []struct{ Name string }
+		TotalItems int
+	}
+	call(t, session, "list_eras", map[string]any{"worldId": w, "page": 2, "perPage": 1}, &page2)
+	if page2.TotalItems != 2 || len(page2.Items) != 1 || page2.Items[0].Name != "Third Age" {
+		t.Fatalf("second page of eras %+v", page2)
+	}
 	var proj struct{ ID, Kind string }
 	call(t, session, "create_project", map[string]any{"worldId": w, "kind": "wiki", "name": "Lore"}, &proj)
 	var projs struct{ TotalItems int }

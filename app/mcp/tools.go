@@ -96,6 +96,12 @@ type WorldIn struct {
 	WorldID string `json:"worldId" jsonschema:"the world's id (from list_worlds)"`
 }
 
+// WorldPageIn selects a page of one of a world's lists.
+type WorldPageIn struct {
+	WorldIn
+	PageIn
+}
+
 // Document is a document's metadata.
 type Document struct {
 	ID           string `json:"id"`
@@ -403,12 +409,16 @@ func (s *Server) addTools(srv *sdk.Server) {
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "list_eras", Description: "The eras (versions) of a world."},
-		func(ctx context.Context, req *sdk.CallToolRequest, in WorldIn) (*sdk.CallToolResult, *Eras, error) {
+		func(ctx context.Context, req *sdk.CallToolRequest, in WorldPageIn) (*sdk.CallToolResult, *Eras, error) {
 			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
 			if err != nil {
 				return nil, nil, err
 			}
-			es, total, err := s.Store.Eras(w.ID, store.Page{Page: 1, PerPage: 1000})
+			pg, err := in.page()
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			es, total, err := s.Store.Eras(w.ID, pg)
 			if err != nil {
 				return nil, nil, fail(err)
 			}
@@ -433,12 +443,16 @@ func (s *Server) addTools(srv *sdk.Server) {
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "list_projects", Description: "The projects (app instances) of a world."},
-		func(ctx context.Context, req *sdk.CallToolRequest, in WorldIn) (*sdk.CallToolResult, *Projects, error) {
+		func(ctx context.Context, req *sdk.CallToolRequest, in WorldPageIn) (*sdk.CallToolResult, *Projects, error) {
 			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
 			if err != nil {
 				return nil, nil, err
 			}
-			ps, total, err := s.Store.Projects(w.ID, store.Page{Page: 1, PerPage: 1000})
+			pg, err := in.page()
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			ps, total, err := s.Store.Projects(w.ID, pg)
 			if err != nil {
 				return nil, nil, fail(err)
 			}
