@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/pocketbase/pocketbase/core"
 
@@ -69,11 +72,23 @@ func FindUserByEmail(app core.App, email string) (*core.Record, error) {
 // the two was wrong.
 func SignIn(app core.App, email, password string) (*core.Record, error) {
 	u, err := FindUserByEmail(app, email)
-	if err != nil || !u.ValidatePassword(password) {
+	if err != nil {
+		// Check the password against a stand-in hash anyway, so that an unknown email takes
+		// as long to refuse as a wrong password: timing does not tell who has an account.
+		_ = bcrypt.CompareHashAndPassword(standInHash(), []byte(password))
+		return nil, apierr.Unauthenticated("the email or password is not right")
+	}
+	if !u.ValidatePassword(password) {
 		return nil, apierr.Unauthenticated("the email or password is not right")
 	}
 	return u, nil
 }
+
+// standInHash is a bcrypt hash at PocketBase's cost, of a password nobody has.
+var standInHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte(randomToken("")), bcrypt.DefaultCost)
+	return h
+})
 
 // SessionUser returns the user whose session cookie r carries, or nil.
 func SessionUser(app core.App, r *http.Request) *core.Record {
