@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 
 	"github.com/pocketbase/pocketbase/core"
 
@@ -80,6 +81,9 @@ func (w *Web) authorizeForm(e *core.RequestEvent) error {
 	if u == nil {
 		return err
 	}
+	// The decision is a form posted here that answers with a redirect to the app, and
+	// browsers hold redirects of a form submission to form-action too.
+	e.Response.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "form-action 'self'", "form-action 'self' "+cspSource(r.redirect), 1))
 	v := views.ConsentView{ClientName: r.client.Name, RedirectTo: r.redirect.Host, Params: map[string]string{},
 		WholeServer: r.resource == w.Config.BaseURL}
 	if s := r.redirect.Scheme; s != "http" && s != "https" {
@@ -156,4 +160,13 @@ func (w *Web) revokeApp(e *core.RequestEvent) error {
 		return err
 	}
 	return w.renderApps(e, u, "The app is disconnected. It can no longer use your account.")
+}
+
+// cspSource is the CSP source expression of a redirect URI: its origin, or its scheme for an
+// app's own scheme or an IPv6 host (which CSP host sources cannot name).
+func cspSource(u *url.URL) string {
+	if (u.Scheme == "http" || u.Scheme == "https") && !strings.Contains(u.Host, "[") {
+		return u.Scheme + "://" + u.Host
+	}
+	return u.Scheme + ":"
 }
