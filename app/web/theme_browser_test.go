@@ -1,0 +1,46 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/loreweave/loreweave/app/apptest"
+)
+
+// A world's genre themes the whole page, in a real browser: the page background is the
+// theme's, and text inside its cards is the theme's ink, readable on a dark theme.
+func TestBrowserGenreThemesThePage(t *testing.T) {
+	ctx := browser(t)
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Author")
+	var neon, plain struct{ Slug string }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds", map[string]any{"name": "Night City", "genre": "cyberpunk"}), http.StatusCreated).JSON(t, &neon)
+	s.Must(s.Post(ann.Key, "/api/v1/worlds", map[string]any{"name": "Plain", "genre": "slice of life"}), http.StatusCreated).JSON(t, &plain)
+
+	do(t, ctx,
+		chromedp.Navigate(s.URL+"/login?next="+url.QueryEscape("/w/"+neon.Slug)),
+		chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), ann.Email),
+		chromedp.SendKeys(chromedp.CSS(`#password`), ann.Password),
+		chromedp.Submit(chromedp.CSS(`form[data-testid="login-form"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#docs-title`)),
+	)
+	style := func(sel, prop string) string {
+		return eval[string](t, ctx, `getComputedStyle(document.querySelector("`+sel+`"))["`+prop+`"]`)
+	}
+	// neon: --bg #0d0b14, --ink #f1e9ff
+	if bg := style("html", "backgroundColor"); bg != "rgb(13, 11, 20)" {
+		t.Errorf("cyberpunk page background %s, want the neon theme's rgb(13, 11, 20)", bg)
+	}
+	if ink := style("#docs-title", "color"); ink != "rgb(241, 233, 255)" {
+		t.Errorf("heading in a card on the neon theme: %s, want rgb(241, 233, 255)", ink)
+	}
+
+	do(t, ctx, chromedp.Navigate(s.URL+"/w/"+plain.Slug), chromedp.WaitVisible(chromedp.CSS(`#docs-title`)))
+	if bg := style("html", "backgroundColor"); bg != "rgb(247, 245, 240)" {
+		t.Errorf("classic page background %s, want rgb(247, 245, 240)", bg)
+	}
+}
