@@ -20,8 +20,8 @@ func (w *Web) searchWorld(e *core.RequestEvent) error {
 	}
 	world, eraID := pl.world, pl.eraID
 	q := e.Request.URL.Query().Get("q")
-	if len([]rune(q)) > 500 {
-		q = string([]rune(q)[:500])
+	if r := []rune(q); len(r) > search.MaxQuery {
+		q = string(r[:search.MaxQuery])
 	}
 	var hits []views.SearchHit
 	searched := strings.TrimSpace(q) != ""
