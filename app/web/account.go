@@ -76,7 +76,7 @@ func (w *Web) login(e *core.RequestEvent) error {
 
 // startSession sets the session cookie and a fresh CSRF token.
 func (w *Web) startSession(e *core.RequestEvent, u *core.Record) error {
-	token, err := u.NewAuthToken()
+	token, err := auth.NewSessionToken(u)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,14 @@ func (w *Web) startSession(e *core.RequestEvent, u *core.Record) error {
 	return nil
 }
 
+// logout ends the session on the server (auth.EndSession), so that a copy of the cookie stops
+// working too, and clears the cookie. Other sessions of the same user stay signed in.
 func (w *Web) logout(e *core.RequestEvent) error {
+	if c, err := e.Request.Cookie(auth.SessionCookie); err == nil && c.Value != "" {
+		if err := auth.EndSession(w.App, c.Value); err != nil {
+			return err
+		}
+	}
 	http.SetCookie(e.Response, &http.Cookie{Name: auth.SessionCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: w.secure(e.Request)})
 	return e.Redirect(http.StatusSeeOther, "/login")

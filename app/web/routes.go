@@ -3,10 +3,14 @@ package web
 import (
 	"io/fs"
 	"net/http"
+	"strings"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
 	"github.com/pocketbase/pocketbase/tools/router"
 
+	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/config"
 	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/static"
@@ -19,6 +23,9 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	w.signups = ratelimit.NewWindow(w.Config.SignupRateLimit, config.SignupWindow)
 	// PocketBase's own password sign-in for users counts against the sign-in form's limits.
 	w.App.OnRecordAuthWithPasswordRequest("users", core.CollectionNameSuperusers).BindFunc(w.limitPasswordAuth)
+
+	// A signed-out session's token opens nothing on PocketBase's own API either.
+	r.Bind(&hook.Handler[*core.RequestEvent]{Id: "lwEndedSessions", Priority: apis.DefaultLoadAuthTokenMiddlewarePriority + 1, Func: dropEndedSession})
 
 	r.GET("/static/{path...}", serveStatic)
 
@@ -42,6 +49,21 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.POST("/settings/apps/{clientId}/revoke", w.revokeApp)
 	g.GET("/oauth/authorize", w.authorizeForm)
 	g.POST("/oauth/authorize", w.authorizeDecision)
+}
+
+// dropEndedSession forgets the auth record PocketBase loaded from an Authorization header
+// that carries a signed-out session token.
+func dropEndedSession(e *core.RequestEvent) error {
+	if e.Auth != nil {
+		token := e.Request.Header.Get("Authorization")
+		if len(token) > 7 && strings.EqualFold(token[:7], "Bearer ") {
+			token = token[7:]
+		}
+		if auth.SessionEnded(e.App, token) {
+			e.Auth = nil
+		}
+	}
+	return e.Next()
 }
 
 var staticFS = http.FileServerFS(static.Files)
