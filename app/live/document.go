@@ -2,12 +2,14 @@ package live
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/pocketbase/pocketbase/core"
 
+	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/store"
 )
@@ -27,6 +29,14 @@ type OpsEvent struct {
 	DocumentType string            `json:"documentType"`
 	Ops          []json.RawMessage `json:"ops"`
 	Actor        ActorJSON         `json:"actor"`
+}
+
+// DeletedEvent is the data of `event: deleted`, the last event of a document stream: the
+// document was deleted where the stream looks at it. EraID is the era the delete was made
+// in ("" = the main line): the stream's own era or one it descends from.
+type DeletedEvent struct {
+	ID    string `json:"id"`
+	EraID string `json:"eraId"`
 }
 
 // ActorJSON is who made a change.
@@ -54,7 +64,8 @@ func lastEventID(r *http.Request) (int64, bool) {
 
 // ServeDocument streams one document in one era: a snapshot (or the versions missed since
 // Last-Event-ID), then one `ops` event per accepted write, `presence` when watchers come and
-// go, and heartbeat comments. The caller has checked access.
+// go, and heartbeat comments; when the document is deleted in the era, `deleted`, and the
+// stream ends. The caller has checked access.
 func (h *Hub) ServeDocument(e *core.RequestEvent, p auth.Principal, d store.Document, eraID string) error {
 	streamID := docStream(d.ID, eraID)
 	version := func() int64 {
@@ -67,6 +78,13 @@ func (h *Hub) ServeDocument(e *core.RequestEvent, p auth.Principal, d store.Docu
 	resume, hasResume := lastEventID(e.Request)
 	w := &streamWriter{versioned: true}
 	w.replay = func(w *streamWriter) (int64, error) {
+		// A delete committed since the caller's access check may have been relayed before
+		// this client was registered (see endDeleted): it learns of it here instead.
+		if _, err := h.store.Document(d.WorldID, d.ID, eraID); errors.Is(err, apierr.ErrNotFound) {
+			w.send("deleted", -1, mustJSON(DeletedEvent{ID: d.ID, EraID: h.deletedIn(d, eraID)}))
+			w.flush()
+			return 0, errDocumentGone
+		}
 		c, err := h.store.Content(d, eraID)
 		if err != nil {
 			return 0, err
@@ -165,6 +183,56 @@ func (h *Hub) onChange(c store.Change) {
 			h.publish(prefix+era, "ops", c.Version, ev)
 		}
 	}
+}
+
+// errDocumentGone ends a stream whose document was deleted before its replay.
+var errDocumentGone = errors.New("live: document deleted")
+
+// endDeleted sends `deleted` to the streams of a deleted document that no longer see it (the
+// era of the delete and the eras descending from it; every era for a main-line delete), and
+// closes them. A stream whose replay has not run yet is left to the replay, which finds the
+// document gone: the delete committed before its outbox row got here.
+func (h *Hub) endDeleted(r store.OutboxRow) {
+	prefix := docStream(r.Document, "")
+	watchers := h.connsWhere(func(c *conn) bool { return c.worldID == r.World && strings.HasPrefix(c.streamID, prefix) })
+	if len(watchers) == 0 {
+		return
+	}
+	data := mustJSON(DeletedEvent{ID: r.Document, EraID: r.Era})
+	gone := map[string]bool{} // era -> the document is no longer visible there
+	for _, c := range watchers {
+		era := strings.TrimPrefix(c.streamID, prefix)
+		g, seen := gone[era]
+		if !seen {
+			_, err := h.store.Document(r.World, r.Document, era)
+			g = errors.Is(err, apierr.ErrNotFound)
+			gone[era] = g
+		}
+		if g {
+			c.w.end("deleted", data)
+		}
+	}
+}
+
+// deletedIn returns the era, in eraID's chain, that d was deleted in: the nearest with a
+// deleted state; "" (the main line) when none has one, as after a main-line delete.
+func (h *Hub) deletedIn(d store.Document, eraID string) string {
+	chain, err := h.store.EraChain(d.WorldID, eraID)
+	if err != nil {
+		return ""
+	}
+	states, err := h.store.States(d.ID)
+	if err != nil {
+		return ""
+	}
+	for _, era := range chain {
+		for _, st := range states {
+			if st.Era == era && st.Deleted {
+				return era
+			}
+		}
+	}
+	return ""
 }
 
 // inherits reports whether the document as seen from era comes from the state written in

@@ -220,7 +220,8 @@ func (h *Hub) heartbeats(ctx context.Context) {
 	}
 }
 
-// onOutbox re-checks open streams when access may have changed, and relays world events.
+// onOutbox re-checks open streams when access may have changed or a document was deleted,
+// and relays world events.
 func (h *Hub) onOutbox(rows []store.OutboxRow) {
 	for _, r := range rows {
 		switch r.Kind {
@@ -230,6 +231,8 @@ func (h *Hub) onOutbox(rows []store.OutboxRow) {
 			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindOAuth && c.p.CredentialID == r.Subject })
 		case "member.removed":
 			h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.p.UserID == r.Subject })
+		case "document.deleted":
+			h.endDeleted(r)
 		case "world.plan":
 			if r.Subject == "free" {
 				h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.content && c.p.PlanGated() })
@@ -240,17 +243,22 @@ func (h *Hub) onOutbox(rows []store.OutboxRow) {
 }
 
 func (h *Hub) closeWhere(match func(c *conn) bool) {
-	h.mu.Lock()
-	var victims []*conn
-	for c := range h.conns {
-		if match(c) {
-			victims = append(victims, c)
-		}
-	}
-	h.mu.Unlock()
-	for _, c := range victims {
+	for _, c := range h.connsWhere(match) {
 		c.w.close(0)
 	}
+}
+
+// connsWhere returns the open connections that match.
+func (h *Hub) connsWhere(match func(c *conn) bool) []*conn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var found []*conn
+	for c := range h.conns {
+		if match(c) {
+			found = append(found, c)
+		}
+	}
+	return found
 }
 
 // viewer is one user watching a document stream (with any number of connections).

@@ -194,6 +194,20 @@ func (s *streamWriter) finish() {
 	s.mu.Unlock()
 }
 
+// end sends a last event (with no id: the client's resume point stays), then ends the
+// stream. Before the replay it does nothing: the response has not started, and the replay
+// (which reads the current state) is left to say why the stream ends.
+func (s *streamWriter) end(event string, data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed || !s.replayed {
+		return
+	}
+	s.send(event, -1, data)
+	s.flush()
+	s.fail()
+}
+
 // close tells the client when to reconnect, then ends the stream.
 func (s *streamWriter) close(retry time.Duration) {
 	s.mu.Lock()

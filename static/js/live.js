@@ -33,6 +33,14 @@
     open(s);
   }
 
+  // stopAll closes every stream for good: the page has nothing left to follow.
+  function stopAll() {
+    streams.forEach(function (s) {
+      if (s.es) s.es.close();
+    });
+    streams = [];
+  }
+
   function open(s) {
     var es = new EventSource(s.last === "" ? s.url : withParam(s.url, "lastEventId", s.last));
     s.es = es;
@@ -311,7 +319,7 @@
       var b = body();
       return b ? parseInt(b.dataset.version, 10) || 0 : 0;
     };
-    var wanted = shown(), dirty = false, loading = false;
+    var wanted = shown(), dirty = false, loading = false, gone = false;
 
     // swap replaces the body with the server's fresh one. Elements marked data-keep (the 3D
     // model, the map) stay in place and only take the new attributes; the scroll position
@@ -350,7 +358,7 @@
 
     // pump fetches a fresh body when one is wanted, one request at a time.
     function pump() {
-      if (loading || (!dirty && wanted <= shown())) return;
+      if (gone || loading || (!dirty && wanted <= shown())) return;
       loading = true;
       dirty = false;
       fetch(root.dataset.bodyUrl, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
@@ -359,16 +367,25 @@
           return res.text();
         })
         .then(function (html) {
-          swap(html);
+          if (!gone) swap(html);
           loading = false;
           pump();
         })
         .catch(function (err) {
           loading = false;
-          setStatus(String(err && err.message) === "HTTP 404"
-            ? "This document was deleted, or you can no longer see it"
-            : "Could not show the latest changes: reload the page");
+          if (String(err && err.message) === "HTTP 404") deleted();
+          else if (!gone) setStatus("Could not show the latest changes: reload the page");
         });
+    }
+
+    // deleted ends the page's life: the document is gone from the era shown, its stream has
+    // said so and closed, and reconnecting would only be refused.
+    function deleted() {
+      gone = true;
+      stopAll();
+      showPresence([]);
+      root.dataset.deleted = "";
+      setStatus("This document was deleted, or you can no longer see it");
     }
 
     function want(version) {
@@ -384,7 +401,8 @@
           want(ev.version);
         }
       },
-      presence: function (ev) { showPresence(ev.viewers || []); },
+      presence: function (ev) { if (!gone) showPresence(ev.viewers || []); },
+      deleted: deleted,
     });
 
     // A folder page also lists the folder's documents: follow the world for those.
