@@ -2,9 +2,12 @@ package web
 
 import (
 	"net/http"
+	"net/url"
+	"sync"
 	"time"
 
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/security"
 
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
@@ -100,12 +103,29 @@ func (w *Web) logout(e *core.RequestEvent) error {
 	return e.Redirect(http.StatusSeeOther, "/login")
 }
 
+// apiKeys lists the user's keys. It is also where the key forms redirect to: after creating
+// a key it shows the key's secret, once; after revoking one (?revoked=ID) it names the key, if
+// it is the user's and revoked.
 func (w *Web) apiKeys(e *core.RequestEvent) error {
 	u, err := requireUser(e)
 	if u == nil {
 		return err
 	}
-	return w.renderKeys(e, u, http.StatusOK, views.KeysView{})
+	var v views.KeysView
+	if c, err := e.Request.Cookie(newKeyCookie); err == nil {
+		w.setNewKeyCookie(e, "", -1)
+		if k, ok := w.newKeySecrets().take(c.Value, u.Id); ok {
+			v.NewKey, v.NewKeyName = k.secret, k.name
+		} else {
+			v.Error = "The new key's secret can no longer be shown: it is shown only once, for a minute. If you did not copy it, revoke that key and create another."
+		}
+	}
+	if id := e.Request.URL.Query().Get("revoked"); id != "" {
+		if k, err := w.Keys.Get(id); err == nil && k.UserID == u.Id && k.RevokedAt != "" {
+			v.Notice = "The key “" + k.Name + "” is revoked: anything using it has stopped working."
+		}
+	}
+	return w.renderKeys(e, u, http.StatusOK, v)
 }
 
 func (w *Web) renderKeys(e *core.RequestEvent, u *core.Record, status int, v views.KeysView) error {
@@ -130,7 +150,9 @@ func (w *Web) createAPIKey(e *core.RequestEvent) error {
 	if err != nil {
 		return w.renderKeys(e, u, http.StatusUnprocessableEntity, views.KeysView{Error: apierr.From(err).Message})
 	}
-	return w.renderKeys(e, u, http.StatusCreated, views.KeysView{NewKey: secret, NewKeyName: key.Name})
+	id := w.newKeySecrets().put(newKeySecret{userID: u.Id, name: key.Name, secret: secret})
+	w.setNewKeyCookie(e, id, int(newKeySecretTTL/time.Second))
+	return e.Redirect(http.StatusSeeOther, "/settings/api-keys")
 }
 
 func (w *Web) revokeAPIKey(e *core.RequestEvent) error {
@@ -138,10 +160,69 @@ func (w *Web) revokeAPIKey(e *core.RequestEvent) error {
 	if u == nil {
 		return err
 	}
-	if err := w.Keys.Revoke(u.Id, e.Request.PathValue("id")); err != nil {
+	id := e.Request.PathValue("id")
+	if err := w.Keys.Revoke(u.Id, id); err != nil {
 		return w.renderKeys(e, u, http.StatusNotFound, views.KeysView{Error: "That key does not exist or is already revoked."})
 	}
-	return w.renderKeys(e, u, http.StatusOK, views.KeysView{Notice: "The key is revoked. Anything using it stops working now."})
+	return e.Redirect(http.StatusSeeOther, "/settings/api-keys?revoked="+url.QueryEscape(id))
+}
+
+// newKeyCookie holds the id under which a new key's secret waits for the page that creating
+// it redirects to.
+const newKeyCookie = "lw_new_key"
+
+// newKeySecretTTL is how long a new key's secret waits for that page.
+const newKeySecretTTL = time.Minute
+
+// newKeySecrets hands the secret of a just-created key from the form's POST to the page it
+// redirects to, once (Post/Redirect/Get): a reload shows the list without it and sends no
+// form. The secret waits in this process's memory, never in a cookie; the browser holds only
+// a random id.
+type newKeySecrets struct {
+	mu      sync.Mutex
+	waiting map[string]newKeySecret // id -> secret
+}
+
+type newKeySecret struct {
+	userID, name, secret string
+	until                time.Time
+}
+
+// newKeySecrets returns the secrets waiting in this app (kept in its store).
+func (w *Web) newKeySecrets() *newKeySecrets {
+	v := w.App.Store().GetOrSet("lw.newKeySecrets", func() any { return &newKeySecrets{waiting: map[string]newKeySecret{}} })
+	return v.(*newKeySecrets)
+}
+
+// put keeps k for newKeySecretTTL and returns its id; secrets never picked up are dropped.
+func (n *newKeySecrets) put(k newKeySecret) string {
+	id := security.RandomString(43)
+	now := time.Now()
+	k.until = now.Add(newKeySecretTTL)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for old, w := range n.waiting {
+		if now.After(w.until) {
+			delete(n.waiting, old)
+		}
+	}
+	n.waiting[id] = k
+	return id
+}
+
+// take returns the secret waiting under id for userID, and forgets it.
+func (n *newKeySecrets) take(id, userID string) (newKeySecret, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k, ok := n.waiting[id]
+	delete(n.waiting, id)
+	return k, ok && k.userID == userID && time.Now().Before(k.until)
+}
+
+// setNewKeyCookie sets (maxAge > 0) or clears (maxAge < 0) the new key's cookie.
+func (w *Web) setNewKeyCookie(e *core.RequestEvent, id string, maxAge int) {
+	http.SetCookie(e.Response, &http.Cookie{Name: newKeyCookie, Value: id, Path: "/settings/api-keys", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: w.secure(e.Request)})
 }
 
 // shortTime shows a stored timestamp to the minute ("" stays "").

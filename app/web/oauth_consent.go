@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -156,10 +157,20 @@ func (w *Web) revokeApp(e *core.RequestEvent) error {
 	if u == nil {
 		return err
 	}
-	if err := w.OAuth.RevokeApp(u.Id, e.Request.PathValue("clientId")); err != nil {
+	clientID := e.Request.PathValue("clientId")
+	connected, err := w.OAuth.ConnectedApps(u.Id)
+	if err != nil {
 		return err
 	}
-	return w.renderApps(e, u, "The app is disconnected. It can no longer use your account.")
+	if !slices.ContainsFunc(connected, func(a auth.ConnectedApp) bool { return a.ClientID == clientID }) {
+		return w.errorPage(e, http.StatusNotFound, "App not connected",
+			"That app is not connected to your account, so there was nothing to disconnect. It may have been disconnected already.")
+	}
+	if err := w.OAuth.RevokeApp(u.Id, clientID); err != nil {
+		return err
+	}
+	// Post/Redirect/Get: the list says what happened, and reloading it sends nothing.
+	return e.Redirect(http.StatusSeeOther, "/settings/apps?disconnected="+url.QueryEscape(clientID))
 }
 
 // cspSource is the CSP source expression of a redirect URI: its origin, or its scheme for an

@@ -45,7 +45,7 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.GET("/settings/api-keys", w.apiKeys)
 	g.POST("/settings/api-keys", w.createAPIKey)
 	g.POST("/settings/api-keys/{id}/revoke", w.revokeAPIKey)
-	g.GET("/settings/apps", w.apps)
+	g.GET("/settings/apps", w.appsPage)
 	g.POST("/settings/apps/{clientId}/revoke", w.revokeApp)
 	g.GET("/oauth/authorize", w.authorizeForm)
 	g.POST("/oauth/authorize", w.authorizeDecision)

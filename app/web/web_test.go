@@ -150,10 +150,10 @@ func TestAPIKeysPage(t *testing.T) {
 	b := s.SignIn(ann)
 
 	res := s.PostForm(b, "/settings/api-keys", url.Values{"csrf": {s.CSRFToken(b, "/settings/api-keys")}, "name": {"import script"}})
-	if res.Status != http.StatusCreated {
+	if res.Status != http.StatusSeeOther {
 		t.Fatalf("create: %d", res.Status)
 	}
-	d := doc(t, res)
+	d := doc(t, s.Must(s.Do(apptest.Request{Method: "GET", Path: res.Header.Get("Location"), Client: b}), 200))
 	secret := strings.TrimSpace(d.Find(`[data-testid="new-key-secret"]`).Text())
 	if !strings.HasPrefix(secret, "lw_live_") {
 		t.Fatalf("secret %q", secret)
@@ -183,7 +183,7 @@ func TestAPIKeysPage(t *testing.T) {
 
 	// Revoke: the key stops working at once.
 	res = s.PostForm(b, "/settings/api-keys/"+id+"/revoke", url.Values{"csrf": {s.CSRFToken(b, "/settings/api-keys")}})
-	if res.Status != 200 {
+	if res.Status != http.StatusSeeOther {
 		t.Fatalf("revoke: %d", res.Status)
 	}
 	if res := s.Get(secret, "/api/v1/me"); res.Status != 401 {

@@ -1,0 +1,35 @@
+package web
+
+import (
+	"slices"
+
+	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/auth"
+)
+
+// appsPage lists the user's connected apps. It is also where disconnecting one (revokeApp)
+// redirects to, with ?disconnected=ID: it then names the app, if it is registered and no
+// longer connected to the user.
+func (w *Web) appsPage(e *core.RequestEvent) error {
+	u, err := requireUser(e)
+	if u == nil {
+		return err
+	}
+	notice := ""
+	if id := e.Request.URL.Query().Get("disconnected"); id != "" {
+		connected, err := w.OAuth.ConnectedApps(u.Id)
+		if err != nil {
+			return err
+		}
+		still := slices.ContainsFunc(connected, func(a auth.ConnectedApp) bool { return a.ClientID == id })
+		if c, err := w.OAuth.Client(id); err == nil && !still {
+			name := c.Name
+			if name == "" {
+				name = c.ClientID
+			}
+			notice = "“" + name + "” is disconnected: it can no longer use your account."
+		}
+	}
+	return w.renderApps(e, u, notice)
+}
