@@ -49,6 +49,10 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.POST("/settings/apps/{clientId}/revoke", w.revokeApp)
 	g.GET("/oauth/authorize", w.authorizeForm)
 	g.POST("/oauth/authorize", w.authorizeDecision)
+
+	// Any other address. The most specific pattern wins, so PocketBase's /api/ and /_/ routes
+	// still answer what they know; this replaces PocketBase's own catch-all.
+	r.Route("", "/", w.unknownAddress).BindFunc(w.unknownAddressMiddleware)
 }
 
 // dropEndedSession forgets the auth record PocketBase loaded from an Authorization header
