@@ -12,7 +12,7 @@ import (
 
 // Files holds every asset, served under /static/.
 //
-//go:embed app.css js vendor
+//go:embed app.css favicon.svg js vendor
 var Files embed.FS
 
 var (

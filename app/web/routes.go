@@ -28,6 +28,7 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	r.Bind(&hook.Handler[*core.RequestEvent]{Id: "lwEndedSessions", Priority: apis.DefaultLoadAuthTokenMiddlewarePriority + 1, Func: dropEndedSession})
 
 	r.GET("/static/{path...}", serveStatic)
+	r.GET("/favicon.ico", serveFavicon)
 
 	g := r.Group("")
 	g.BindFunc(w.middleware)
@@ -68,6 +69,13 @@ func dropEndedSession(e *core.RequestEvent) error {
 		}
 	}
 	return e.Next()
+}
+
+// serveFavicon answers /favicon.ico, which browsers ask for on their own, with the pages'
+// SVG icon.
+func serveFavicon(e *core.RequestEvent) error {
+	e.Request.SetPathValue("path", "favicon.svg")
+	return serveStatic(e)
 }
 
 var staticFS = http.FileServerFS(static.Files)
