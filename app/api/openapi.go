@@ -219,6 +219,7 @@ func OpenAPI() obj {
 			"get": withParams(streamOperation("documentEvents",
 				"Server-Sent Events of one document in one era. On connect: `snapshot` (data: version, documentType, data, text, source) and `presence` (data: viewers [{id, name, colour}]); "+
 					"then one `ops` event per accepted write (id = version; data: version, documentType, ops as applied, actor {id, name}), `presence` when watchers come and go, and heartbeat comments every 15 s. "+
+					"When the document or a folder above it is renamed or moved: `metadata` (id = version; data: kind, document.renamed or document.moved; changedId, the document that was; document {id, name, documentType, parentId, eraId}; folders [{id, name}], the folders it is filed under, outermost first), not replayed on resume. "+
 					"When the document is deleted in this era or one it descends from (or on the main line), a last `deleted` event (no id; data: id, eraId, the era of the delete, \"\" for the main line), then the server closes the stream; reconnecting gets 404. "+
 					"Resuming with Last-Event-ID (or ?lastEventId=) replays exactly the versions after it from the op log; more than 1,000 behind, or ahead, gets a fresh snapshot. Needs Pro or Studio for key and OAuth callers.",
 				"403", "404", "422"), eraQuery, lastEventQuery),

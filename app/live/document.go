@@ -64,8 +64,9 @@ func lastEventID(r *http.Request) (int64, bool) {
 
 // ServeDocument streams one document in one era: a snapshot (or the versions missed since
 // Last-Event-ID), then one `ops` event per accepted write, `presence` when watchers come and
-// go, and heartbeat comments; when the document is deleted in the era, `deleted`, and the
-// stream ends. The caller has checked access.
+// go, `metadata` when it or a folder above it is renamed or moved (see relayMetadata), and
+// heartbeat comments; when the document is deleted in the era, `deleted`, and the stream
+// ends. The caller has checked access.
 func (h *Hub) ServeDocument(e *core.RequestEvent, p auth.Principal, d store.Document, eraID string) error {
 	streamID := docStream(d.ID, eraID)
 	version := func() int64 {

@@ -221,7 +221,7 @@ func (h *Hub) heartbeats(ctx context.Context) {
 }
 
 // onOutbox re-checks open streams when access may have changed or a document was deleted,
-// and relays world events.
+// tells document streams of renames and moves, and relays world events.
 func (h *Hub) onOutbox(rows []store.OutboxRow) {
 	for _, r := range rows {
 		switch r.Kind {
@@ -233,6 +233,8 @@ func (h *Hub) onOutbox(rows []store.OutboxRow) {
 			h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.p.UserID == r.Subject })
 		case "document.deleted":
 			h.endDeleted(r)
+		case "document.renamed", "document.moved":
+			h.relayMetadata(r)
 		case "world.plan":
 			if r.Subject == "free" {
 				h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.content && c.p.PlanGated() })

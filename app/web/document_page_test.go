@@ -212,13 +212,17 @@ func TestDocumentPages(t *testing.T) {
 			t.Fatalf("timeline CSP %q", csp)
 		}
 
-		// The body fragment is the same article, alone.
+		// The body fragment is the same breadcrumbs and article, without the page.
 		res = s.Must(s.Do(apptest.Request{Method: "GET", Path: path(tl) + "/body", Client: b}), 200)
-		if strings.Contains(string(res.Body), "<html") || !strings.HasPrefix(strings.TrimSpace(string(res.Body)), `<article`) {
+		if strings.Contains(string(res.Body), "<html") || !strings.HasPrefix(strings.TrimSpace(string(res.Body)), `<nav class="crumbs" id="doc-crumbs"`) {
 			t.Fatalf("fragment: %.200s", res.Body)
 		}
-		if got := texts(doc(t, res).Find(`[data-testid="event-label"]`)); len(got) != 3 {
+		frag := doc(t, res)
+		if got := texts(frag.Find(`[data-testid="event-label"]`)); len(got) != 3 {
 			t.Fatalf("fragment events %v", got)
+		}
+		if got := frag.Find(`#doc-crumbs`).AttrOr("data-title", ""); got != "History · Eldoria" || d.Find(`#doc-crumbs`).AttrOr("data-title", "") != got {
+			t.Fatalf("fragment's page title %q", got)
 		}
 	})
 

@@ -41,22 +41,15 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	if err != nil {
 		return w.notFound(e)
 	}
-	body, err := w.documentBodyView(world, d, eraID, eraName)
+	v, err := w.documentView(world, d, eraID, eraName)
 	if err != nil {
 		return err
-	}
-	v := views.DocumentView{
-		WorldSlug: world.Slug, WorldName: world.Name, WorldHref: worldURL(world.Slug, eraID),
-		Crumbs:    w.crumbs(world, d, eraID),
-		Body:      body,
-		StreamURL: "/api/v1/worlds/" + world.ID + "/documents/" + d.ID + "/events" + eraQuery(eraID),
-		BodyURL:   "/w/" + world.Slug + "/d/" + d.ID + "/body" + eraQuery(eraID),
 	}
 	if d.DocumentType == "folder" {
 		v.WorldStreamURL = "/api/v1/worlds/" + world.ID + "/events"
 		v.WorldSeq = seq
 	}
-	p := page(e, body.Name+" · "+world.Name)
+	p := page(e, v.Title())
 	p.Theme = world.Theme
 	p.Scripts = []string{static.URL("js/live.js")}
 	switch d.DocumentType {
@@ -70,9 +63,9 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	return render(e, http.StatusOK, views.DocumentPage(p, v))
 }
 
-// documentBody is the HTML fragment of a document's body, what documentPage shows under its
-// breadcrumbs; the page's script fetches it when the document changes. Signed-out callers get
-// 401 (a script cannot follow a redirect to the sign-in page usefully).
+// documentBody is the HTML fragment of a document's breadcrumbs and body, what documentPage
+// shows of it; the page's script fetches it when the document, or a folder above it, changes.
+// Signed-out callers get 401 (a script cannot follow a redirect to the sign-in page usefully).
 func (w *Web) documentBody(e *core.RequestEvent) error {
 	u := user(e)
 	if u == nil {
@@ -90,11 +83,26 @@ func (w *Web) documentBody(e *core.RequestEvent) error {
 	if err != nil {
 		return e.String(http.StatusNotFound, "not found")
 	}
-	body, err := w.documentBodyView(world, d, eraID, eraName)
+	v, err := w.documentView(world, d, eraID, eraName)
 	if err != nil {
 		return err
 	}
-	return render(e, http.StatusOK, views.DocumentBodyView(body))
+	return render(e, http.StatusOK, views.DocumentFragment(v))
+}
+
+// documentView is what a document page shows of d in an era, and where it follows it.
+func (w *Web) documentView(world store.World, d store.Document, eraID, eraName string) (views.DocumentView, error) {
+	body, err := w.documentBodyView(world, d, eraID, eraName)
+	if err != nil {
+		return views.DocumentView{}, err
+	}
+	return views.DocumentView{
+		WorldSlug: world.Slug, WorldName: world.Name, WorldHref: worldURL(world.Slug, eraID),
+		Crumbs:    w.crumbs(world, d, eraID),
+		Body:      body,
+		StreamURL: "/api/v1/worlds/" + world.ID + "/documents/" + d.ID + "/events" + eraQuery(eraID),
+		BodyURL:   "/w/" + world.Slug + "/d/" + d.ID + "/body" + eraQuery(eraID),
+	}, nil
 }
 
 // crumbs returns the folders above d, outermost first.

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/loreweave/loreweave/app/apptest"
+	"github.com/loreweave/loreweave/app/live"
 )
 
 // deletedMessage is what a document page says once its document is gone.
@@ -83,4 +85,79 @@ func TestBrowserDocumentPageDeleted(t *testing.T) {
 		}
 		stillSamePage(t, ctx)
 	})
+}
+
+// Renames and moves show at once on an open document page: of the document (its metadata or,
+// for a card, its own name), and of the folders above it. The heading, the breadcrumbs and
+// the browser's title follow; names are text, never markup.
+func TestBrowserDocumentPageRenames(t *testing.T) {
+	ctx := browser(t)
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Author")
+	w := newWorld(t, s, ann, "Eldoria")
+	lore := w.doc(t, "Lore", "folder", "", "")
+	people := w.doc(t, "People", "folder", lore, "")
+	card := w.doc(t, "Aria", "card", people, "")
+	docAPI := "/api/v1/worlds/" + w.ID + "/documents/"
+	patch := func(id string, body map[string]any) {
+		t.Helper()
+		s.Must(s.Do(apptest.Request{Method: http.MethodPatch, Path: docAPI + id, Key: ann.Key, Body: body}), http.StatusOK)
+	}
+	shows := func(what, name, trail string) {
+		t.Helper()
+		waitJS(t, ctx, what, `(() => {
+			const trail = Array.from(document.querySelectorAll('#doc-crumbs a')).map(a => a.textContent).join("|");
+			return document.querySelector('[data-testid="doc-title"]').textContent === `+jsString(name)+`
+				&& document.querySelector('[data-testid="crumb-current"]').textContent === `+jsString(name)+`
+				&& document.title === `+jsString(name+" · Eldoria · Loreweave")+`
+				&& trail === `+jsString(trail)+` })()`)
+	}
+
+	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+card, `#doc-body`)
+	noReload(t, ctx)
+	streamOpen(t, ctx)
+	shows("as rendered", "Aria", "Eldoria|Lore|People")
+
+	patch(card, map[string]any{"name": "Aria the Bold"})
+	shows("the document renamed", "Aria the Bold", "Eldoria|Lore|People")
+
+	w.apply(t, card, "", map[string]any{"op": "card.rename", "name": "Aria the Brave"})
+	shows("the card's own name changed", "Aria the Brave", "Eldoria|Lore|People")
+
+	patch(lore, map[string]any{"name": "Annals"})
+	shows("a folder two levels up renamed", "Aria the Brave", "Eldoria|Annals|People")
+
+	patch(people, map[string]any{"parentId": ""})
+	shows("its folder moved to the top", "Aria the Brave", "Eldoria|People")
+
+	evil := `<img src=x onerror="window.pwned=1">`
+	patch(people, map[string]any{"name": evil})
+	shows("a name that looks like markup", "Aria the Brave", "Eldoria|"+evil)
+	if eval[bool](t, ctx, `"pwned" in window || !!document.querySelector("#doc-crumbs img")`) {
+		t.Fatal("a folder's name became markup")
+	}
+	if got := eval[string](t, ctx, `Array.from(document.querySelectorAll('#doc-crumbs a')).map(a => a.getAttribute("href")).join()`); got != "/w/"+w.Slug+",/w/"+w.Slug+"/d/"+people {
+		t.Fatalf("crumb links %s", got)
+	}
+	stillSamePage(t, ctx)
+
+	// The server drops the stream, as when it restarts; a folder renamed while the page is
+	// disconnected shows once it has reconnected (metadata events are not replayed).
+	s.LW.Live.Stop()
+	waitConnections(t, s, 0)
+	patch(people, map[string]any{"name": "Folk"})
+	caughtUp := `Array.from(document.querySelectorAll('#doc-crumbs a')).map(a => a.textContent).join("|") === "Eldoria|Folk"`
+	for deadline := time.Now().Add(live.RetryAfterShutdown + 3*time.Second); !eval[bool](t, ctx, caughtUp); time.Sleep(25 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the page did not catch up, once reconnected, with a folder renamed while it was disconnected")
+		}
+	}
+	shows("a folder renamed while disconnected", "Aria the Brave", "Eldoria|Folk")
+	stillSamePage(t, ctx)
+}
+
+// jsString quotes s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

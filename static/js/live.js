@@ -1,9 +1,10 @@
 // Live pages. The world page keeps its document tree, eras and projects in step with the
-// world's event stream; a document page swaps in a fresh body from the server after every
-// change to the document and shows who is watching it.
+// world's event stream; a document page swaps in a fresh body and breadcrumbs from the server
+// after every change to the document (content, or a rename or move of it or a folder above
+// it), shows who is watching it, and says so when it is deleted.
 //
 // Streams are plain EventSource connections (same origin, so the session cookie goes along).
-// A page resumes from the point it was rendered at (?lastEventId=), so nothing falls between
+// A page resumes from the point it was rendered at (?lastEventId=), so no write falls between
 // the server's render and the connection; on a reconnect the browser sends Last-Event-ID.
 // Everything shown comes from textContent or from HTML the server rendered: nothing here
 // builds HTML from strings.
@@ -25,10 +26,12 @@
   var streams = [];
 
   // follow opens an event stream resuming after the event id `since` ("" for none), and
-  // calls handlers[eventName](data) with each event's parsed JSON data.
-  function follow(url, since, handlers) {
+  // calls handlers[eventName](data) with each event's parsed JSON data, and reopened() (when
+  // given) each time the stream connects again after a break: what is not replayed (a
+  // document stream's metadata events) may have been missed.
+  function follow(url, since, handlers, reopened) {
     if (!window.EventSource || !url) return;
-    var s = { url: url, last: since, handlers: handlers, es: null };
+    var s = { url: url, last: since, handlers: handlers, reopened: reopened, connected: false, es: null };
     streams.push(s);
     open(s);
   }
@@ -44,7 +47,11 @@
   function open(s) {
     var es = new EventSource(s.last === "" ? s.url : withParam(s.url, "lastEventId", s.last));
     s.es = es;
-    es.addEventListener("open", function () { setStatus("Live"); });
+    es.addEventListener("open", function () {
+      setStatus("Live");
+      if (s.connected && s.reopened) s.reopened();
+      s.connected = true;
+    });
     es.addEventListener("error", function () {
       setStatus(es.readyState === EventSource.CLOSED ? "Not live: reload the page to catch up" : "Reconnecting…");
     });
@@ -303,6 +310,18 @@
     });
   }
 
+  // swapCrumbs puts the fresh breadcrumbs in place of the page's, and the page title that
+  // goes with them (data-title; the site's suffix after it is kept).
+  function swapCrumbs(fresh) {
+    var cur = document.getElementById("doc-crumbs");
+    if (!cur || !fresh) return;
+    var was = cur.dataset.title || "", now = fresh.dataset.title || "";
+    if (now && now !== was) {
+      document.title = was && document.title.indexOf(was) === 0 ? now + document.title.slice(was.length) : now;
+    }
+    cur.replaceWith(fresh);
+  }
+
   // moveInto puts node before ref without disconnecting it where the browser can (a kept
   // <model-viewer> or map keeps its state), else with a plain move.
   function moveInto(node, ref) {
@@ -321,9 +340,10 @@
     };
     var wanted = shown(), dirty = false, loading = false, gone = false;
 
-    // swap replaces the body with the server's fresh one. Elements marked data-keep (the 3D
-    // model, the map) stay in place and only take the new attributes; the scroll position
-    // and, where it can be found again, the keyboard focus are kept.
+    // swap replaces the body and the breadcrumbs with the server's fresh ones. Elements of the
+    // body marked data-keep (the 3D model, the map) stay in place and only take the new
+    // attributes; the scroll position and, where it can be found again, the keyboard focus
+    // are kept.
     function swap(html) {
       var cur = body();
       var tpl = document.createElement("template");
@@ -348,6 +368,7 @@
         k.mark.remove();
       });
       cur.remove();
+      swapCrumbs(tpl.content.querySelector("#doc-crumbs"));
       window.scrollTo(x, y);
       if (focusID) {
         var f = document.getElementById(focusID);
@@ -393,6 +414,12 @@
       pump();
     }
 
+    // refresh fetches the body and breadcrumbs even though the version shown is current.
+    function refresh() {
+      dirty = true;
+      pump();
+    }
+
     follow(root.dataset.stream, String(shown()), {
       ops: function (ev) { want(ev.version); },
       snapshot: function (ev) {
@@ -402,8 +429,10 @@
         }
       },
       presence: function (ev) { if (!gone) showPresence(ev.viewers || []); },
+      // A rename or move of the document or a folder above it: new heading, trail and title.
+      metadata: refresh,
       deleted: deleted,
-    });
+    }, refresh);
 
     // A folder page also lists the folder's documents: follow the world for those.
     var folderID = root.dataset.documentId;
@@ -412,17 +441,14 @@
         var d = ev.document;
         if (!d) return;
         var b = body();
-        if (d.parentId === folderID || (b && byDataID(b, d.id))) {
-          dirty = true;
-          pump();
-        }
+        if (d.parentId === folderID || (b && byDataID(b, d.id))) refresh();
       };
       follow(root.dataset.worldStream, root.dataset.worldSeq || "", {
         "document.created": touches,
         "document.renamed": touches,
         "document.moved": touches,
         "document.deleted": touches,
-        "reset": function () { dirty = true; pump(); },
+        "reset": refresh,
       });
     }
   }
