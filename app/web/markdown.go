@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"html"
+	"regexp"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -21,8 +22,18 @@ var markdown = goldmark.New(
 	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(headingShift{by: 2}, 100))),
 )
 
-// ugc is safe for concurrent use once built.
-var ugc = bluemonday.UGCPolicy()
+// ugc is safe for concurrent use once built. Besides bluemonday's UGC policy it keeps the
+// checkboxes of GFM task lists ("- [x] done"), which goldmark renders as
+// <input checked="" disabled="" type="checkbox">: on an input it allows type="checkbox",
+// disabled and checked (with no values) besides the attributes UGC allows on every element
+// (dir, lang, id, title, class); no name, value or form. Goldmark drops raw HTML, so task
+// list checkboxes are the only inputs that reach the sanitiser.
+var ugc = func() *bluemonday.Policy {
+	p := bluemonday.UGCPolicy()
+	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
+	p.AllowAttrs("disabled", "checked").Matching(regexp.MustCompile(`^$`)).OnElements("input")
+	return p
+}()
 
 // renderMarkdown returns the sanitised HTML of a Markdown text.
 func renderMarkdown(src string) string {

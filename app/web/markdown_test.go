@@ -1,0 +1,49 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/loreweave/loreweave/app/apptest"
+)
+
+// Task lists keep their checkboxes, as disabled checkbox inputs; no other input gets through.
+func TestMarkdownTaskListsKeepTheirCheckboxes(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	w := newWorld(t, s, ann, "Eldoria")
+	card := w.doc(t, "Aria", "card", "", "")
+	w.apply(t, card, "", map[string]any{"op": "card.addSection", "title": "Quests", "body": "- [x] find the sword\n- [ ] slay the dragon\n- rest\n\n" +
+		"<input type=\"text\" name=\"q\" value=\"x\"> <input type=\"checkbox\" onclick=\"alert(1)\"> <form action=\"/logout\"><input type=checkbox checked></form>\n\n" +
+		"Inline <input type=\"hidden\" name=\"csrf\"> and `<input>`"})
+	d := page(t, s, s.SignIn(ann), "/w/"+w.Slug+"/d/"+card, 200)
+	sb := d.Find(`[data-testid="section-body"]`)
+	inputs := sb.Find("input")
+	if inputs.Length() != 2 {
+		h, _ := sb.Html()
+		t.Fatalf("%d inputs in the section: %s", inputs.Length(), h)
+	}
+	var state []string
+	inputs.Each(func(_ int, in *goquery.Selection) {
+		typ, _ := in.Attr("type")
+		_, disabled := in.Attr("disabled")
+		_, checked := in.Attr("checked")
+		if typ != "checkbox" || !disabled || len(in.Nodes[0].Attr) > 3 {
+			t.Fatalf("input %v", in.Nodes[0].Attr)
+		}
+		if li := strings.TrimSpace(in.Parent().Text()); checked {
+			state = append(state, "[x] "+li)
+		} else {
+			state = append(state, "[ ] "+li)
+		}
+	})
+	if strings.Join(state, ", ") != "[x] find the sword, [ ] slay the dragon" {
+		t.Fatalf("task list %v", state)
+	}
+	if sb.Find("form").Length() != 0 || sb.Find("[onclick]").Length() != 0 || !strings.Contains(sb.Find("code").Text(), "<input>") {
+		h, _ := sb.Html()
+		t.Fatalf("section body %s", h)
+	}
+}
