@@ -187,10 +187,7 @@ func SessionEnded(app core.App, token string) bool {
 
 // signedOut is the table signed_out_sessions held in memory, so that checking a session costs
 // no query. It is read once; after that only EndSession writes the table, and it updates
-// both. (Signing out happens only in the server process.)
-//
-// The table is made here rather than by a migration because
-// pb_migrations/op_log_table_test.go expects 1763800003 to be the newest migration.
+// both. (Signing out happens only in the server process.) Migration 1763800004 makes it.
 type signedOut struct {
 	mu     sync.Mutex
 	loaded bool
@@ -213,15 +210,6 @@ func (so *signedOut) load(app core.App) error {
 	var rows []struct {
 		Hash    string `db:"hash"`
 		Expires string `db:"expires"`
-	}
-	// The SHA-256 of each signed-out token, its user and when it expires anyway; rows past
-	// their expiry are deleted at the next sign-out.
-	if _, err := app.DB().NewQuery(`CREATE TABLE IF NOT EXISTS signed_out_sessions (
-			hash    TEXT PRIMARY KEY NOT NULL,
-			user    TEXT NOT NULL,
-			expires TEXT NOT NULL
-		)`).Execute(); err != nil {
-		return err
 	}
 	now := time.Now()
 	if err := app.DB().NewQuery("SELECT hash, expires FROM signed_out_sessions WHERE expires >= {:now}").
