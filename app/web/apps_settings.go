@@ -1,11 +1,13 @@
 package web
 
 import (
+	"net/http"
 	"slices"
 
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/views"
 )
 
 // appsPage lists the user's connected apps. It is also where disconnecting one (revokeApp)
@@ -32,4 +34,20 @@ func (w *Web) appsPage(e *core.RequestEvent) error {
 		}
 	}
 	return w.renderApps(e, u, notice)
+}
+
+func (w *Web) renderApps(e *core.RequestEvent, u *core.Record, notice string) error {
+	list, err := w.OAuth.ConnectedApps(u.Id)
+	if err != nil {
+		return err
+	}
+	items := make([]views.AppItem, len(list))
+	for i, a := range list {
+		name := a.Name
+		if name == "" {
+			name = a.ClientID
+		}
+		items[i] = views.AppItem{ClientID: a.ClientID, Name: name, Authorized: shortTime(a.Authorized), LastUsedAt: shortTime(a.LastUsedAt)}
+	}
+	return render(e, http.StatusOK, views.AppsPage(page(e, "Connected apps"), items, notice))
 }

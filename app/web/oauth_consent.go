@@ -126,31 +126,6 @@ func (w *Web) authorizeDecision(e *core.RequestEvent) error {
 	return w.sendBack(e, r, url.Values{"code": {code}})
 }
 
-// apps lists the user's connected apps.
-func (w *Web) apps(e *core.RequestEvent) error {
-	u, err := requireUser(e)
-	if u == nil {
-		return err
-	}
-	return w.renderApps(e, u, "")
-}
-
-func (w *Web) renderApps(e *core.RequestEvent, u *core.Record, notice string) error {
-	list, err := w.OAuth.ConnectedApps(u.Id)
-	if err != nil {
-		return err
-	}
-	items := make([]views.AppItem, len(list))
-	for i, a := range list {
-		name := a.Name
-		if name == "" {
-			name = a.ClientID
-		}
-		items[i] = views.AppItem{ClientID: a.ClientID, Name: name, Authorized: shortTime(a.Authorized), LastUsedAt: shortTime(a.LastUsedAt)}
-	}
-	return render(e, http.StatusOK, views.AppsPage(page(e, "Connected apps"), items, notice))
-}
-
 // revokeApp disconnects an app: every token the user granted it dies at once.
 func (w *Web) revokeApp(e *core.RequestEvent) error {
 	u, err := requireUser(e)
