@@ -14,6 +14,7 @@ import (
 	"github.com/pocketbase/pocketbase/tools/security"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/store"
 )
 
 // SessionCookie holds the signed-in user's PocketBase auth token.
@@ -153,8 +154,12 @@ func EndSession(app core.App, token string) error {
 			Bind(dbx.Params{"now": dbTime(now)}).Execute(); err != nil {
 			return err
 		}
-		_, err := tx.DB().NewQuery("INSERT OR IGNORE INTO signed_out_sessions (hash, user, expires) VALUES ({:hash}, {:user}, {:expires})").
-			Bind(dbx.Params{"hash": hash, "user": u.Id, "expires": dbTime(exp.Time)}).Execute()
+		if _, err := tx.DB().NewQuery("INSERT OR IGNORE INTO signed_out_sessions (hash, user, expires) VALUES ({:hash}, {:user}, {:expires})").
+			Bind(dbx.Params{"hash": hash, "user": u.Id, "expires": dbTime(exp.Time)}).Execute(); err != nil {
+			return err
+		}
+		// The live hub closes the session's open event streams when it reads this row.
+		_, err := store.WriteOutbox(tx.DB(), "session.ended", "", "", "", hash)
 		return err
 	})
 	if err != nil {
@@ -262,7 +267,11 @@ func (a *Authenticator) authenticate(r *http.Request) (Principal, error) {
 	}
 	if u := SessionUser(a.App, r); u != nil {
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
-			return PrincipalOfUser(u), nil
+			p := PrincipalOfUser(u)
+			if c, err := r.Cookie(SessionCookie); err == nil {
+				p.CredentialID = HashKey(c.Value) // what EndSession names, to close its streams
+			}
+			return p, nil
 		}
 		return Principal{}, apierr.Unauthenticated("the session cookie only works for reads; send an API key (Authorization: Bearer lw_live_…) to change things, or use the web app")
 	}

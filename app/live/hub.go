@@ -229,6 +229,8 @@ func (h *Hub) onOutbox(rows []store.OutboxRow) {
 			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindAPIKey && c.p.CredentialID == r.Subject })
 		case "oauth.revoked":
 			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindOAuth && c.p.CredentialID == r.Subject })
+		case "session.ended":
+			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindSession && c.p.CredentialID == r.Subject })
 		case "member.removed":
 			h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.p.UserID == r.Subject })
 		case "document.deleted":

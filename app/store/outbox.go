@@ -16,7 +16,8 @@ type OutboxRow struct {
 	World    string `db:"world"`
 	Document string `db:"document"`
 	Era      string `db:"era"`
-	// Subject is kind-specific: the key id (key.revoked), the user id (member.*), the plan
+	// Subject is kind-specific: the key id (key.revoked), the access token id (oauth.revoked),
+	// the hash of the session token (session.ended), the user id (member.*), the plan
 	// (world.plan), the project id (project.created), the deleted document's metadata as
 	// JSON (document.deleted; read it with DeletedDocument).
 	Subject string `db:"subject"`

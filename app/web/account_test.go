@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -47,9 +48,19 @@ func TestSignOutEndsTheSessionOnTheServer(t *testing.T) {
 	if st.Status != http.StatusOK {
 		t.Fatalf("stream before sign-out: %d", st.Status)
 	}
-	st.Close()
+	kept := s.StreamRequest("/api/v1/worlds/"+worldID+"/events", nil, other)
+	if kept.Status != http.StatusOK {
+		t.Fatalf("the other device's stream: %d", kept.Status)
+	}
 
 	s.Must(s.PostForm(b, "/logout", url.Values{"csrf": {s.CSRFToken(b, "/")}}), http.StatusSeeOther)
+	// The signed-out session's open stream ends; the other device's stays.
+	if err := st.Closed(2 * time.Second); err != nil {
+		t.Fatalf("the signed-out session's stream: %v", err)
+	}
+	if err := kept.Closed(500 * time.Millisecond); err == nil {
+		t.Fatal("signing out one device ended the other device's stream")
+	}
 
 	// The copied cookie no longer signs anyone in: pages, the API, event streams.
 	if res := s.Do(apptest.Request{Method: "GET", Path: "/", Client: copied}); res.Status != http.StatusSeeOther {
