@@ -151,7 +151,7 @@ func TestEmptyAndDecode(t *testing.T) {
 		typ, data, want string
 	}{
 		{"timeline", `{"events":[{"id":"b","dateMs":5},{"id":"a","dateMs":5},{"id":"c","dateMs":-1}]}`,
-			`{"events":[{"id":"c","label":"","dateMs":-1,"description":"","precision":""},{"id":"a","label":"","dateMs":5,"description":"","precision":""},{"id":"b","label":"","dateMs":5,"description":"","precision":""}]}`},
+			`{"events":[{"id":"c","label":"","dateMs":-1,"description":"","precision":""},{"id":"b","label":"","dateMs":5,"description":"","precision":""},{"id":"a","label":"","dateMs":5,"description":"","precision":""}]}`},
 		{"card", `{"name":"Ada","aliases":null}`, `{"name":"Ada","aliases":[],"properties":[],"sections":[]}`},
 		{"map", `{"pins":null}`, `{"image":{"url":"","width":0,"height":0},"pins":[]}`},
 		{"gallery", `{"any": [1, 2]}`, `{"any": [1, 2]}`},

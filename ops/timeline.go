@@ -1,12 +1,13 @@
 package ops
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
 )
 
-// Timeline is a timeline document: events kept sorted by dateMs, then id.
+// Timeline is a timeline document: events kept sorted by dateMs, same dates in the order added.
 type Timeline struct {
 	Events []Event `json:"events"`
 }
@@ -76,16 +77,10 @@ func (t *Timeline) clone() Document {
 	return &Timeline{Events: slices.Clone(t.Events)}
 }
 
+// sort orders events by date; events of the same date keep the order they were added in
+// (the sort is stable and a new event is appended before it).
 func (t *Timeline) sort() {
-	slices.SortStableFunc(t.Events, func(a, b Event) int {
-		if a.DateMs != b.DateMs {
-			if a.DateMs < b.DateMs {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortStableFunc(t.Events, func(a, b Event) int { return cmp.Compare(a.DateMs, b.DateMs) })
 }
 
 // find returns the index of the event with the given id, or -1.

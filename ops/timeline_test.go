@@ -26,15 +26,15 @@ func TestTimelineOps(t *testing.T) {
 			want:    `{"events":[{"id":"evt-1","label":"Founding","dateMs":5,"description":"","precision":"day"}]}`,
 			applied: []string{`{"op":"timeline.addEvent","id":"evt-1","label":"Founding","dateMs":5,"description":"","precision":"day"}`},
 			created: []Created{{"evt-1", "Founding"}}},
-		{name: "addEvent keeps the order", data: twoEvents, ops: []string{
+		{name: "addEvent keeps the order (same date: in the order added)", data: twoEvents, ops: []string{
 			`{"op":"timeline.addEvent","label":"Deep past","dateMs":-9007199254740991,"precision":"millennium","description":"Before."}`,
 			`{"op":"timeline.addEvent","label":"Far","dateMs":9007199254740991}`,
 			`{"op":"timeline.addEvent","label":"Tie","dateMs":1000}`},
 			want: `{"events":[
 				{"id":"evt-1","label":"Deep past","dateMs":-9007199254740991,"description":"Before.","precision":"millennium"},
 				{"id":"evt-a","label":"Founding","dateMs":0,"description":"","precision":"year"},
-				{"id":"evt-3","label":"Tie","dateMs":1000,"description":"","precision":"day"},
 				{"id":"evt-b","label":"War","dateMs":1000,"description":"Long.","precision":"day"},
+				{"id":"evt-3","label":"Tie","dateMs":1000,"description":"","precision":"day"},
 				{"id":"evt-2","label":"Far","dateMs":9007199254740991,"description":"","precision":"day"}]}`},
 		{name: "addEvent dateMs in exponent form", ops: []string{`{"op":"timeline.addEvent","label":"E","dateMs":1e3}`},
 			want: `{"events":[{"id":"evt-1","label":"E","dateMs":1000,"description":"","precision":"day"}]}`},
