@@ -204,6 +204,21 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 
+	// A command run on a directory without Loreweave data says so (run from the wrong place
+	// without --dir, it would otherwise seem to work on an instance the server never sees).
+	empty := t.TempDir()
+	for i, want := range []bool{true, false} {
+		cmd := exec.Command(bin, "users", "create", "--dir", empty, "--email", fmt.Sprintf("u%d@example.test", i), "--password", "long enough pw")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("users create on a new directory: %v %s", err, stderr.String())
+		}
+		if got := strings.Contains(stderr.String(), "held no Loreweave data"); got != want {
+			t.Errorf("run %d on %s: note %v, want %v (stderr %q)", i+1, empty, got, want, stderr.String())
+		}
+	}
+
 	// A server that cannot start, or a command that does not exist, exits with status 1
 	// (service managers and scripts go by it).
 	for _, args := range [][]string{

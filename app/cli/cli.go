@@ -8,6 +8,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -57,10 +58,18 @@ func Guard(c *cobra.Command) {
 // Fail records a failure found outside any command (an unknown command, say).
 func Fail() { failed.Store(true) }
 
-// ready applies pending migrations so the commands work on a fresh data directory.
+// ready applies pending migrations so the commands work on a fresh data directory (to create
+// the first accounts before the first start, say). On a directory that held no Loreweave data
+// it says so on stderr: run from the wrong directory without --dir, a command would otherwise
+// seem to work on an instance the server never sees.
 func ready(app core.App) error {
+	var n int
+	fresh := app.DB().NewQuery("SELECT COUNT(*) FROM _migrations WHERE file LIKE '%loreweave_init.go'").Row(&n) != nil || n == 0
 	if err := app.RunAllMigrations(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	if fresh {
+		fmt.Fprintf(os.Stderr, "note: %s held no Loreweave data; a new instance was set up there (pass --dir to use an existing one)\n", app.DataDir())
 	}
 	return nil
 }
