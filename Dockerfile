@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # Build: docker build -t loreweave .
-# Run:   docker run -p 8090:8090 -v loreweave-data:/pb_data -e LOREWEAVE_BASE_URL=http://localhost:8090 loreweave
+# Run:   docker run -p 127.0.0.1:8090:8090 -e LOREWEAVE_BASE_URL=http://localhost:8090 -v loreweave-data:/pb_data loreweave
+# (A bind-mounted host directory instead of the volume must be writable by the image's nonroot user, uid 65532.)
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 ENV CGO_ENABLED=0 GOTOOLCHAIN=local

@@ -4,7 +4,15 @@
 #   export LW=http://127.0.0.1:8090/api/v1 KEY=lw_live_...
 set -euo pipefail
 auth=(-H "Authorization: Bearer $KEY" -H "Content-Type: application/json")
-post() { curl -sf "${auth[@]}" -d "$2" "$LW$1"; }
+# post prints the answer, or on failure says what failed and why (the error body) on stderr.
+post() {
+  local out
+  if ! out=$(curl -sS --fail-with-body "${auth[@]}" -d "$2" "$LW$1"); then
+    echo "POST $1 failed: $out" >&2
+    return 1
+  fi
+  printf '%s\n' "$out"
+}
 
 W=$(post /worlds '{"name": "The Shattered Isles", "genre": "fantasy"}' | jq -r .id)
 
@@ -44,8 +52,8 @@ post "/worlds/$W/documents/$C/content?era=$E" '{"ops": [{"op": "card.rename", "n
 post "/worlds/$W/documents/$T/content?era=$E" '{"ops": [{"op": "timeline.addEvent", "label": "The Flood", "dateMs": 31536000000}]}' | jq -c '{version}'
 
 echo "--- main line"
-curl -sf "${auth[@]}" "$LW/worlds/$W/documents/$C" | jq -r .content.text
-curl -sf "${auth[@]}" "$LW/worlds/$W/documents/$T" | jq -r '.content.data.events[].label'
+curl -sS --fail-with-body "${auth[@]}" "$LW/worlds/$W/documents/$C" | jq -r .content.text
+curl -sS --fail-with-body "${auth[@]}" "$LW/worlds/$W/documents/$T" | jq -r '.content.data.events[].label'
 echo "--- era"
-curl -sf "${auth[@]}" "$LW/worlds/$W/documents/$C?era=$E" | jq -r .content.text
-curl -sf "${auth[@]}" "$LW/worlds/$W/documents/$T?era=$E" | jq -r '.content.data.events[].label'
+curl -sS --fail-with-body "${auth[@]}" "$LW/worlds/$W/documents/$C?era=$E" | jq -r .content.text
+curl -sS --fail-with-body "${auth[@]}" "$LW/worlds/$W/documents/$T?era=$E" | jq -r '.content.data.events[].label'
