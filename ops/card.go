@@ -502,12 +502,19 @@ func unitCount(field string, n jsonNumber) (int, error) {
 	return int(v), nil
 }
 
+// MaxRebase is how many versions behind the document an editSectionText may be: its splices
+// are transformed over every change since, read from the op log.
+const MaxRebase = 1000
+
 // sectionChangesSince returns the changes made to section id's body after version base, one
 // list of splices per op, oldest first: those of the op log, then those of the earlier ops
 // of this request.
 func (c *opCtx) sectionChangesSince(base int64, id string) ([][]Splice, error) {
 	if base > c.version {
 		return nil, c.stale(base, "baseVersion %d is newer than the document's version %d", base, c.version)
+	}
+	if c.version-base > MaxRebase {
+		return nil, c.stale(base, "baseVersion %d is more than %d versions behind the document's version %d; re-read the document and make the edit again", base, MaxRebase, c.version)
 	}
 	var changes [][]Splice
 	add := func(op json.RawMessage) error {

@@ -140,10 +140,18 @@ func mustDecodeJSON(typ, data string) string {
 	return string(d.JSON())
 }
 
+// edit is a card.editSectionText op on sec-b.
+func edit(base int64, splices string) string {
+	return fmt.Sprintf(`{"op":"card.editSectionText","id":"sec-b","baseVersion":%d,"splices":%s}`, base, splices)
+}
+
 func TestEditSectionText(t *testing.T) {
-	edit := func(base int64, splices string) string {
-		return fmt.Sprintf(`{"op":"card.editSectionText","id":"sec-b","baseVersion":%d,"splices":%s}`, base, splices)
+	// Versions 1 to MaxRebase+1, each a property change: a history complete from version 0.
+	long := make([]string, MaxRebase+1)
+	for i := range long {
+		long[i] = `{"op":"card.setProperty","key":"k","value":"v"}`
 	}
+	longHistory := history(1, long...)
 	// Versions 4 and 5 of the card: someone typed "Hi " in front of sec-b, then retitled sec-a.
 	concurrent := history(4,
 		`{"op":"card.editSectionText","id":"sec-b","baseVersion":3,"splices":[{"pos":0,"del":0,"ins":"Hi "}]}`,
@@ -205,7 +213,29 @@ func TestEditSectionText(t *testing.T) {
 		{name: "history unreadable", data: adaCard, version: 5, env: Env{History: func(int64) ([]Batch, error) {
 			return []Batch{{Version: 5, Ops: raws([]string{`{"op":`})}}, nil
 		}}, ops: []string{edit(4, `[]`)}, code: CodeStaleBaseVersion, field: "baseVersion"},
+		{name: "baseVersion just within reach", data: adaCard, version: MaxRebase + 1, env: longHistory, ops: []string{edit(1, `[]`)},
+			want: adaCard, applied: []string{edit(MaxRebase+1, `[]`)}},
+		{name: "baseVersion too far behind", data: adaCard, version: MaxRebase + 1, env: longHistory, ops: []string{edit(0, `[]`)}, code: CodeStaleBaseVersion, field: "baseVersion"},
 	})
+}
+
+// A request of many editSectionText ops reads the history once, not once per op (each read
+// loads and decodes the op log since baseVersion); an op with an older baseVersion reads
+// again from there.
+func TestHistoryIsReadOncePerRequest(t *testing.T) {
+	doc, _ := Decode("card", []byte(adaCard))
+	batches := []string{`{"op":"card.setProperty","key":"k","value":"v"}`, `{"op":"card.setProperty","key":"k","value":"w"}`, `{"op":"card.setProperty","key":"k","value":"x"}`}
+	env := history(3, batches...) // versions 3, 4, 5
+	reads := 0
+	read := env.History
+	env.History = func(since int64) ([]Batch, error) { reads++; return read(since) }
+	ops := []string{edit(3, `[]`), edit(3, `[]`), edit(4, `[]`), edit(3, `[]`), edit(2, `[]`), edit(4, `[]`)}
+	if _, err := Apply(doc, Request{Version: 5, Ops: raws(ops), Env: env}); err != nil {
+		t.Fatal(err)
+	}
+	if reads != 2 { // since 3, then since 2 (older); the others are served from those
+		t.Fatalf("history read %d times for %d ops, want 2", reads, len(ops))
+	}
 }
 
 func TestStaleDetails(t *testing.T) {

@@ -205,6 +205,9 @@ func Replay(doc Document, version int64, applied []json.RawMessage) (Document, e
 }
 
 func apply(doc Document, req Request, replay bool) (Result, error) {
+	if req.Env.History != nil {
+		req.Env.History = memoHistory(req.Env.History)
+	}
 	t := registry[doc.Type()]
 	work := doc.clone()
 	res := Result{Applied: make([]json.RawMessage, 0, len(req.Ops)), Created: []Created{}}
@@ -323,3 +326,22 @@ func (o *opaque) Type() string            { return o.typ }
 func (o *opaque) JSON() []byte            { return o.data }
 func (o *opaque) Text(name string) string { return name }
 func (o *opaque) clone() Document         { return &opaque{typ: o.typ, data: slices.Clone(o.data)} }
+
+// memoHistory reads the history once per request: every editSectionText op of a request asks
+// for the changes since its baseVersion, and reading (and decoding) the op log once per op
+// made a request of many such ops cost its length times the history's. A later call for an
+// older version reads again, from there.
+func memoHistory(history func(since int64) ([]Batch, error)) func(since int64) ([]Batch, error) {
+	from, cached := int64(-1), []Batch(nil)
+	return func(since int64) ([]Batch, error) {
+		if from < 0 || since < from {
+			b, err := history(since)
+			if err != nil {
+				return nil, err
+			}
+			from, cached = since, b
+		}
+		i := sort.Search(len(cached), func(i int) bool { return cached[i].Version > since })
+		return cached[i:], nil
+	}
+}
