@@ -147,9 +147,15 @@ func requireUser(e *core.RequestEvent) (*core.Record, error) {
 }
 
 // localPath returns next if it is a path on this site, else "/".
+// Browsers drop tabs and newlines from a URL and read a backslash as a slash, so "/\t/evil"
+// and "/\\evil" lead off-site: next may hold none of them.
 func localPath(next string) string {
-	if strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.HasPrefix(next, "/\\") {
-		return next
+	if strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return "/"
 	}
-	return "/"
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		return "/"
+	}
+	return next
 }

@@ -220,3 +220,27 @@ func TestStaticAssets(t *testing.T) {
 		}
 	})
 }
+
+// ?next= leads only to paths on this site, whatever a browser would make of it: it drops tabs
+// and newlines and reads a backslash as a slash.
+func TestNextStaysOnTheSite(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	b := s.SignIn(ann)
+	for next, want := range map[string]string{
+		"/w/eldoria?era=x":       "/w/eldoria?era=x",
+		"/\t/evil.example":       "/",
+		"/\n/evil.example":       "/",
+		"/\\evil.example":        "/",
+		"\\\\evil.example":       "/",
+		"//evil.example":         "/",
+		"https://evil.example/x": "/",
+		"/%09/evil.example":      "/%09/evil.example", // an escaped tab stays escaped: a path here
+		"javascript:alert(1)":    "/",
+	} {
+		res := s.Do(apptest.Request{Method: "GET", Path: "/login?next=" + url.QueryEscape(next), Client: b})
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != want {
+			t.Errorf("next %q: %d %q, want %q", next, res.Status, res.Header.Get("Location"), want)
+		}
+	}
+}
