@@ -98,3 +98,27 @@ func TestNativeAppRedirects(t *testing.T) {
 		t.Fatal("consent for the MCP endpoint speaks of the whole server")
 	}
 }
+
+// Before sign-in, a faulty authorization request is not redirected to the client: anyone may
+// register a client, so that would make this server a redirector to anywhere.
+func TestNoRedirectBeforeSignIn(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	res := s.Do(apptest.Request{Method: "POST", Path: "/oauth/register", Body: map[string]any{"redirect_uris": []string{"https://evil.example/phish"}}})
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	s.Must(res, http.StatusCreated).JSON(t, &reg)
+	bad := "/oauth/authorize?" + url.Values{"client_id": {reg.ClientID}, "redirect_uri": {"https://evil.example/phish"}, "response_type": {"token"}}.Encode()
+
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	out := s.Do(apptest.Request{Method: "GET", Path: bad, Client: noRedirect})
+	if loc := out.Header.Get("Location"); strings.HasPrefix(loc, "https://evil.example") || !strings.HasPrefix(loc, "/login") {
+		t.Fatalf("signed out: %d to %q, want the sign-in page", out.Status, loc)
+	}
+	// Signed in, the error goes back to the client as RFC 6749 says.
+	in := s.Do(apptest.Request{Method: "GET", Path: bad, Client: s.SignIn(ann)})
+	if loc := in.Header.Get("Location"); in.Status != http.StatusFound || !strings.HasPrefix(loc, "https://evil.example/phish?error=unsupported_response_type") {
+		t.Fatalf("signed in: %d to %q", in.Status, loc)
+	}
+}

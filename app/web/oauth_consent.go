@@ -72,14 +72,16 @@ func (w *Web) redirectError(e *core.RequestEvent, r *authRequest, code, desc str
 	return w.sendBack(e, r, url.Values{"error": {code}, "error_description": {desc}})
 }
 
-// authorizeForm shows the consent page (signing in first if needed).
+// authorizeForm shows the consent page, signing in first: only then is the request checked,
+// because a faulty request is redirected to the client's address, and anyone may register a
+// client, so before sign-in that redirect would take anyone anywhere (RFC 9700 §4.11.2).
 func (w *Web) authorizeForm(e *core.RequestEvent) error {
-	r, ok, err := w.checkAuthRequest(e, e.Request.URL.Query())
-	if !ok {
-		return err
-	}
 	u, err := requireUser(e)
 	if u == nil {
+		return err
+	}
+	r, ok, err := w.checkAuthRequest(e, e.Request.URL.Query())
+	if !ok {
 		return err
 	}
 	// The decision is a form posted here that answers with a redirect to the app, and
@@ -108,12 +110,12 @@ func (w *Web) authorizeDecision(e *core.RequestEvent) error {
 	if err := e.Request.ParseForm(); err != nil {
 		return w.errorPage(e, http.StatusBadRequest, "Bad request", "The form could not be read.")
 	}
-	r, ok, err := w.checkAuthRequest(e, e.Request.PostForm)
-	if !ok {
-		return err
-	}
 	u, err := requireUser(e)
 	if u == nil {
+		return err
+	}
+	r, ok, err := w.checkAuthRequest(e, e.Request.PostForm)
+	if !ok {
 		return err
 	}
 	if e.Request.PostForm.Get("decision") != "approve" {
