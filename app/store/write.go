@@ -62,8 +62,9 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	var row stateRow
 	var found bool
 	doc := ops.Empty(d.DocumentType)
+	var oldSize int // of the stored data
 	if st, ok := s.states.get(d.ID, req.EraID); ok {
-		row, found, doc = st.row, true, st.doc
+		row, found, doc, oldSize = st.row, true, st.doc, len(st.data)
 	} else {
 		var err error
 		row, found, err = s.loadState(s.app.DB(), d, chain)
@@ -74,6 +75,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 			return WriteResult{}, Change{}, apierr.ErrNotFound
 		}
 		if found {
+			oldSize = len(row.Data)
 			if doc, err = ops.Decode(d.DocumentType, []byte(row.Data)); err != nil {
 				return WriteResult{}, Change{}, fmt.Errorf("store: stored state of %s: %w", d.ID, err)
 			}
@@ -86,6 +88,11 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 
 	version := row.Version + 1
 	data := res.Doc.JSON()
+	if len(data) > MaxDocumentBytes && len(data) >= oldSize {
+		return WriteResult{}, Change{}, apierr.New(http.StatusRequestEntityTooLarge, "document_too_large",
+			"this request would make the document %d bytes, over the limit of %d bytes; remove or shorten some of its content first", len(data), MaxDocumentBytes).
+			With("limit", MaxDocumentBytes)
+	}
 	text := res.Doc.Text(d.Name)
 	applied := jsonArray(res.Applied)
 	own := found && row.Era == req.EraID
@@ -140,6 +147,13 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor}
 	return out, change, nil
 }
+
+// MaxDocumentBytes bounds a document's stored state (its data as JSON): every later write
+// re-indexes and re-sends the whole document, so one editor must not grow it without bound
+// through many requests that are each under the body limit. A batch that would take a
+// document past it is refused whole (413 document_too_large); one that leaves an already
+// larger document (stored before the limit) no larger is accepted, so it can be trimmed.
+const MaxDocumentBytes = 4 << 20
 
 var errConflict = errors.New("store: state row changed underneath the write")
 
