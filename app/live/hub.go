@@ -21,6 +21,7 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/r3labs/sse/v2"
 
+	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/store"
 )
@@ -36,6 +37,12 @@ const (
 	Heartbeat = 15 * time.Second
 	// RetryAfterShutdown is the reconnect delay sent to clients when the server stops.
 	RetryAfterShutdown = 2 * time.Second
+	// MaxStreamsPerUser bounds the event streams one user may hold open at once, across all
+	// their keys, OAuth tokens and sessions: each holds a connection and a file descriptor,
+	// and the web pages open at most a couple per tab.
+	MaxStreamsPerUser = 50
+	// RetryAfterStreamLimit is the Retry-After of a stream refused by MaxStreamsPerUser.
+	RetryAfterStreamLimit = 5 * time.Second
 )
 
 // Hub owns every live stream of the process.
@@ -51,6 +58,7 @@ type Hub struct {
 	mu      sync.Mutex
 	streams map[string]*stream
 	conns   map[*conn]struct{}
+	perUser map[string]int // user id -> streams admitted and not yet ended
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -81,7 +89,7 @@ func New(s *store.Store, access auth.Access, keys *auth.Keys) *Hub {
 	srv.BufferSize = 256
 	srv.Headers = map[string]string{"X-Accel-Buffering": "no"}
 	return &Hub{store: s, access: access, keys: keys, sse: srv, Heartbeat: Heartbeat,
-		streams: map[string]*stream{}, conns: map[*conn]struct{}{}}
+		streams: map[string]*stream{}, conns: map[*conn]struct{}{}, perUser: map[string]int{}}
 }
 
 // Start subscribes to committed changes and to the outbox, and starts the heartbeat.
@@ -130,6 +138,11 @@ func (h *Hub) Connections() int {
 // then lives on two small goroutines (r3labs' loop and a close watcher) instead of the
 // request's whole handler stack and net/http's own.
 func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func()) error {
+	// Admitted before anything else, so a refusal is a plain JSON answer; from here on every
+	// path reaches run, which releases the admission.
+	if err := h.admit(c.p.UserID); err != nil {
+		return err
+	}
 	var ctx context.Context
 	var cancel context.CancelFunc
 	raw, hijacked := hijack(e)
@@ -162,20 +175,23 @@ func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func
 	r.URL = &url.URL{Path: r.URL.Path, RawQuery: "stream=" + url.QueryEscape(c.streamID)}
 	r.Header.Del("Last-Event-ID") // we resume ourselves; r3labs rejects non-numeric ids
 	run := func() {
-		defer cancel()
+		defer func() { // even if r3labs panics: the user's admission must not leak
+			w.finish()
+			if onLeave != nil {
+				onLeave()
+			}
+			h.mu.Lock()
+			delete(h.conns, c)
+			st.conns--
+			if st.conns == 0 {
+				delete(h.streams, c.streamID)
+				h.sse.RemoveStream(c.streamID) // no subscriber left: safe to remove
+			}
+			h.releaseLocked(c.p.UserID)
+			h.mu.Unlock()
+			cancel()
+		}()
 		h.sse.ServeHTTP(w, r)
-		w.finish()
-		if onLeave != nil {
-			onLeave()
-		}
-		h.mu.Lock()
-		delete(h.conns, c)
-		st.conns--
-		if st.conns == 0 {
-			delete(h.streams, c.streamID)
-			h.sse.RemoveStream(c.streamID) // no subscriber left: safe to remove
-		}
-		h.mu.Unlock()
 	}
 	if !hijacked {
 		run()
@@ -187,6 +203,30 @@ func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func
 		_ = raw.conn.Close()
 	}()
 	return nil
+}
+
+// admit counts one more stream for the user, or refuses it with 429 rate_limited when they
+// already hold MaxStreamsPerUser.
+func (h *Hub) admit(userID string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := h.perUser[userID]; n >= MaxStreamsPerUser {
+		secs := int(RetryAfterStreamLimit / time.Second)
+		err := apierr.New(http.StatusTooManyRequests, "rate_limited",
+			"%d event streams are already open for this user, the most allowed at once is %d; close one and retry", n, MaxStreamsPerUser).
+			With("openStreams", n).With("limit", MaxStreamsPerUser).With("retryAfter", secs)
+		err.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
+		return err
+	}
+	h.perUser[userID]++
+	return nil
+}
+
+// releaseLocked uncounts one of the user's streams; the caller holds mu.
+func (h *Hub) releaseLocked(userID string) {
+	if h.perUser[userID]--; h.perUser[userID] <= 0 {
+		delete(h.perUser, userID)
+	}
 }
 
 // publish hands an event to a stream without ever blocking; a dropped event becomes a gap
