@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -242,7 +243,7 @@ func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.Sta
 		}
 		sc := code + sep
 		e := entry{World: d.WorldID, Era: indexEra(era), Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType, Kind: sc + d.DocumentType,
-			Name: sc + name, Text: sc + text, Version: float64(version)}
+			Name: sc + name, Text: sc + indexedText(text), Version: float64(version)}
 		e.Sig = signature(e)
 		out[entryID(d.ID, era)] = e
 		return nil
@@ -261,6 +262,25 @@ func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.Sta
 		}
 	}
 	return out, nil
+}
+
+// MaxIndexedText is how much of a document's text is indexed, in bytes: the rest is not
+// searchable. Every write re-indexes the whole entry on the one indexer goroutine (a
+// multi-megabyte text cost seconds of CPU and gigabytes of memory there, and held up every
+// other world's writes); cut here, a re-index costs bounded memory and time.
+const MaxIndexedText = 256 << 10
+
+// indexedText is the part of text that is indexed: at most MaxIndexedText bytes, cut at a
+// UTF-8 character boundary.
+func indexedText(text string) string {
+	if len(text) <= MaxIndexedText {
+		return text
+	}
+	n := MaxIndexedText
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return text[:n]
 }
 
 // scope names a world's era.
