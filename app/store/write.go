@@ -165,6 +165,17 @@ func (s *Store) opsEnv(d Document, eraID string, chain []string) ops.Env {
 			return err == nil
 		},
 		History: func(since int64) ([]ops.Batch, error) {
+			// Rebasing reads every batch since; a history too large to read is refused
+			// (stale_base_version: the client re-reads and edits again) rather than loaded.
+			// The sum counts every era's batches of the document: never less than the chain's.
+			var size int64
+			if err := s.app.DB().NewQuery("SELECT COALESCE(SUM(length(ops)), 0) FROM document_ops WHERE document = {:doc} AND version > {:since}").
+				Bind(dbx.Params{"doc": d.ID, "since": since}).Row(&size); err != nil {
+				return nil, fmt.Errorf("store: op log size: %w", err)
+			}
+			if size > maxRebaseBytes {
+				return nil, fmt.Errorf("the changes since version %d are %d MiB, more than the %d MiB an edit can be rebased over", since, size>>20, maxRebaseBytes>>20)
+			}
 			entries, err := s.opLog(d, chain, since, 0)
 			if err != nil {
 				return nil, err
@@ -177,6 +188,10 @@ func (s *Store) opsEnv(d Document, eraID string, chain []string) ops.Env {
 		},
 	}
 }
+
+// maxRebaseBytes bounds the op log an editSectionText is rebased over (ops.MaxRebase bounds
+// the versions; each may be up to a request body in size).
+const maxRebaseBytes = 16 << 20
 
 // LogEntry is one accepted batch in a document's op log.
 type LogEntry struct {
