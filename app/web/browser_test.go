@@ -83,6 +83,19 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
+// signInTo signs u in through the form and lands on path, waiting for sel.
+func signInTo(t *testing.T, ctx context.Context, s *apptest.Server, u apptest.User, path, sel string) {
+	t.Helper()
+	do(t, ctx,
+		chromedp.Navigate(s.URL+"/login?next="+url.QueryEscape(path)),
+		chromedp.WaitVisible(chromedp.CSS(`#email`)),
+		chromedp.SendKeys(chromedp.CSS(`#email`), u.Email),
+		chromedp.SendKeys(chromedp.CSS(`#password`), u.Password),
+		chromedp.Submit(chromedp.CSS(`form[data-testid="login-form"]`)),
+		chromedp.WaitVisible(chromedp.CSS(sel)),
+	)
+}
+
 // waitJS polls a JavaScript expression until it is true, for at most liveWait.
 func waitJS(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
@@ -149,14 +162,7 @@ func TestBrowserLivePages(t *testing.T) {
 	tlPath := "/w/" + w.Slug + "/d/" + tl
 
 	// Sign in through the form; it brings us back to the timeline.
-	do(t, ctx,
-		chromedp.Navigate(s.URL+"/login?next="+url.QueryEscape(tlPath)),
-		chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), ann.Email),
-		chromedp.SendKeys(chromedp.CSS(`#password`), ann.Password),
-		chromedp.Submit(chromedp.CSS(`form[data-testid="login-form"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`ol[data-testid="timeline"]`)),
-	)
+	signInTo(t, ctx, s, ann, tlPath, `ol[data-testid="timeline"]`)
 
 	t.Run("timeline", func(t *testing.T) {
 		noReload(t, ctx)

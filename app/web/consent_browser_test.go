@@ -38,15 +38,8 @@ func TestBrowserConsentReturnsToTheApp(t *testing.T) {
 	authorize := "/oauth/authorize?" + url.Values{"response_type": {"code"}, "client_id": {reg.ClientID}, "redirect_uri": {callback},
 		"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "state": {"xyz"}}.Encode()
 
-	do(t, ctx,
-		chromedp.Navigate(s.URL+"/login?next="+url.QueryEscape(authorize)),
-		chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), ann.Email),
-		chromedp.SendKeys(chromedp.CSS(`#password`), ann.Password),
-		chromedp.Submit(chromedp.CSS(`form[data-testid="login-form"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="approve"]`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="approve"]`)),
-	)
+	signInTo(t, ctx, s, ann, authorize, `[data-testid="approve"]`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="approve"]`)))
 	select {
 	case q := <-codes:
 		if q.Get("code") == "" || q.Get("state") != "xyz" || q.Get("iss") != s.URL {

@@ -1,10 +1,8 @@
 package web_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"testing"
 	"time"
 
@@ -16,19 +14,6 @@ import (
 
 // deletedMessage is what a document page says once its document is gone.
 const deletedMessage = "This document was deleted, or you can no longer see it"
-
-// signInTo signs u in through the form and lands on path, waiting for sel.
-func signInTo(t *testing.T, ctx context.Context, s *apptest.Server, u apptest.User, path, sel string) {
-	t.Helper()
-	do(t, ctx,
-		chromedp.Navigate(s.URL+"/login?next="+url.QueryEscape(path)),
-		chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), u.Email),
-		chromedp.SendKeys(chromedp.CSS(`#password`), u.Password),
-		chromedp.Submit(chromedp.CSS(`form[data-testid="login-form"]`)),
-		chromedp.WaitVisible(chromedp.CSS(sel)),
-	)
-}
 
 // waitConnections waits until the server holds n stream connections.
 func waitConnections(t *testing.T, s *apptest.Server, n int) {

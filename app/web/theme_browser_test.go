@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"net/http"
-	"net/url"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -20,14 +19,7 @@ func TestBrowserGenreThemesThePage(t *testing.T) {
 	s.Must(s.Post(ann.Key, "/api/v1/worlds", map[string]any{"name": "Night City", "genre": "cyberpunk"}), http.StatusCreated).JSON(t, &neon)
 	s.Must(s.Post(ann.Key, "/api/v1/worlds", map[string]any{"name": "Plain", "genre": "slice of life"}), http.StatusCreated).JSON(t, &plain)
 
-	do(t, ctx,
-		chromedp.Navigate(s.URL+"/login?next="+url.QueryEscape("/w/"+neon.Slug)),
-		chromedp.WaitVisible(chromedp.CSS(`#email`)),
-		chromedp.SendKeys(chromedp.CSS(`#email`), ann.Email),
-		chromedp.SendKeys(chromedp.CSS(`#password`), ann.Password),
-		chromedp.Submit(chromedp.CSS(`form[data-testid="login-form"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`#docs-title`)),
-	)
+	signInTo(t, ctx, s, ann, "/w/"+neon.Slug, `#docs-title`)
 	style := func(sel, prop string) string {
 		return eval[string](t, ctx, `getComputedStyle(document.querySelector("`+sel+`"))["`+prop+`"]`)
 	}
