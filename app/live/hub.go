@@ -10,6 +10,7 @@ package live
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"net/http"
 	"net/url"
@@ -21,8 +22,8 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/r3labs/sse/v2"
 
-	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/app/store"
 )
 
@@ -211,12 +212,9 @@ func (h *Hub) admit(userID string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if n := h.perUser[userID]; n >= MaxStreamsPerUser {
-		secs := int(RetryAfterStreamLimit / time.Second)
-		err := apierr.New(http.StatusTooManyRequests, "rate_limited",
-			"%d event streams are already open for this user, the most allowed at once is %d; close one and retry", n, MaxStreamsPerUser).
-			With("openStreams", n).With("limit", MaxStreamsPerUser).With("retryAfter", secs)
-		err.Header = http.Header{"Retry-After": {strconv.Itoa(secs)}}
-		return err
+		err := ratelimit.Error(RetryAfterStreamLimit) // rate_limited with Retry-After, like every limit
+		err.Message = fmt.Sprintf("%d event streams are already open for this user, the most allowed at once is %d; close one and retry", n, MaxStreamsPerUser)
+		return err.With("openStreams", n).With("limit", MaxStreamsPerUser)
 	}
 	h.perUser[userID]++
 	return nil
