@@ -2,6 +2,7 @@ package ops
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"unicode/utf8"
@@ -43,6 +44,14 @@ const (
 	maxBody = 50000
 	// maxSplices bounds one card.editSectionText.
 	maxSplices = 1000
+	// maxRequestSplices bounds the splices of one request, all ops together: a splice that
+	// lands before an earlier one of its op costs that op's length so far, so this keeps the
+	// worst request to a few milliseconds of the document's lock.
+	maxRequestSplices = 10000
+	// maxRebaseWork bounds a request's rebasing, counted as an edit's components times the
+	// concurrent changes it crosses: past it the edit is stale_base_version, and its author
+	// sends it again on the current version, which needs no rebase.
+	maxRebaseWork = 10_000_000
 	// maxUnits bounds a splice's pos and del, far above any body, so sums cannot overflow.
 	maxUnits = 1 << 30
 )
@@ -438,14 +447,32 @@ func cardEditSectionText(c *opCtx, doc Document) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.out.splices += len(splices); c.out.splices > maxRequestSplices {
+		return nil, fieldError("splices", "at most %d splices in one request, all ops together; send the edit in several requests", maxRequestSplices)
+	}
 	changes, err := c.sectionChangesSince(base, id)
 	if err != nil {
 		return nil, err
 	}
-	for _, ch := range changes {
-		splices, _ = TransformSplices(splices, ch)
+	body := card.Sections[i].Body
+	var edit textOp
+	if len(changes) == 0 {
+		// Made on the current body: every splice is checked against it, by index.
+		edit, err = fromSplices(splices, &body)
+	} else {
+		edit, err = fromSplices(splices, nil)
 	}
-	body, err := ApplySplices(card.Sections[i].Body, splices)
+	if err != nil {
+		return nil, err
+	}
+	if c.out.rebaseWork += len(edit) * len(changes); c.out.rebaseWork > maxRebaseWork {
+		if base < c.version {
+			return nil, c.stale(base, "the edit is too large to rebase over the %d changes made to the section since version %d", len(changes), base)
+		}
+		return nil, fieldError("splices", "this request edits one section too many times to merge its edits; send fewer, larger ops, or several requests")
+	}
+	edit = rebase(edit, changes)
+	body, err = applyOp(body, edit)
 	if err != nil {
 		if e, ok := err.(*Error); ok && len(changes) > 0 {
 			e.Message += fmt.Sprintf(", after rebasing the edit over %d concurrent changes since version %d", len(changes), base)
@@ -456,7 +483,7 @@ func cardEditSectionText(c *opCtx, doc Document) (any, error) {
 		return nil, fieldError("splices", "the section body would be %d characters long; the limit is %d", n, maxBody)
 	}
 	card.Sections[i].Body = body
-	return editSectionTextApplied{Op: c.name, ID: id, BaseVersion: c.version, Splices: splices}, nil
+	return editSectionTextApplied{Op: c.name, ID: id, BaseVersion: c.version, Splices: edit.splices()}, nil
 }
 
 func readSplices(in []spliceParams) ([]Splice, error) {
@@ -509,49 +536,110 @@ const MaxRebase = 1000
 // sectionChangesSince returns the changes made to section id's body after version base, one
 // list of splices per op, oldest first: those of the op log, then those of the earlier ops
 // of this request.
-func (c *opCtx) sectionChangesSince(base int64, id string) ([][]Splice, error) {
+func (c *opCtx) sectionChangesSince(base int64, id string) ([]textOp, error) {
 	if base > c.version {
 		return nil, c.stale(base, "baseVersion %d is newer than the document's version %d", base, c.version)
 	}
 	if c.version-base > MaxRebase {
 		return nil, c.stale(base, "baseVersion %d is more than %d versions behind the document's version %d; re-read the document and make the edit again", base, MaxRebase, c.version)
 	}
-	var changes [][]Splice
-	add := func(op json.RawMessage) error {
-		s, err := SectionSplices(op, id)
-		if len(s) > 0 {
-			changes = append(changes, s)
-		}
-		return err
-	}
+	var changes []textOp
 	if base < c.version {
-		if c.env.History == nil {
-			return nil, c.stale(base, "the changes made since version %d are not available here", base)
-		}
-		batches, err := c.env.History(base)
+		h, err := c.sectionHistory(base, id)
 		if err != nil {
 			return nil, c.stale(base, "the changes made since version %d could not be read (%v)", base, err)
 		}
-		if int64(len(batches)) != c.version-base {
-			return nil, c.stale(base, "the history since version %d is incomplete", base)
-		}
-		for k, b := range batches {
-			if b.Version != base+1+int64(k) {
-				return nil, c.stale(base, "the history since version %d is incomplete", base)
-			}
-			for _, op := range b.Ops {
-				if err := add(op); err != nil {
-					return nil, c.stale(base, "the history since version %d could not be read (%v)", base, err)
-				}
+		for _, ch := range h.changes {
+			if ch.version > base {
+				changes = append(changes, ch.edit)
 			}
 		}
 	}
-	for _, op := range c.prior {
-		if err := add(op); err != nil {
+	// The earlier ops of this request, each read once per request.
+	for _, op := range c.prior[len(c.out.priorEdits):] {
+		pe := priorEdit{}
+		if err := json.Unmarshal(op, &pe); err != nil {
+			return nil, fmt.Errorf("ops: read applied op: %w", err)
+		}
+		edit, err := sectionChange(op, pe.ID)
+		if err != nil {
 			return nil, err
+		}
+		pe.edit = edit
+		c.out.priorEdits = append(c.out.priorEdits, pe)
+	}
+	for _, pe := range c.out.priorEdits {
+		if pe.ID == id && pe.edit != nil {
+			changes = append(changes, pe.edit)
 		}
 	}
 	return changes, nil
+}
+
+// priorEdit is what an earlier op of the request changed: the section it names (if any)
+// and the change to its body (nil for none).
+type priorEdit struct {
+	ID   string `json:"id"`
+	edit textOp
+}
+
+// sectionChange returns the change an op as applied made to section id's body, or nil.
+func sectionChange(op json.RawMessage, id string) (textOp, error) {
+	s, err := SectionSplices(op, id)
+	if err != nil || len(s) == 0 {
+		return nil, err
+	}
+	return fromSplices(s, nil)
+}
+
+// sectionHistory holds the changes the op log made to one section's body after version
+// from, oldest first, each in canonical form: read and converted once per request, however
+// many of its ops edit that section.
+type sectionHistory struct {
+	id      string
+	from    int64
+	changes []versionedEdit
+}
+
+type versionedEdit struct {
+	version int64
+	edit    textOp
+}
+
+// sectionHistory returns the op log's changes to section id after version base (and
+// perhaps some before: callers filter by version). A missing or incomplete history is an
+// error.
+func (c *opCtx) sectionHistory(base int64, id string) (*sectionHistory, error) {
+	if h := c.out.history; h != nil && h.id == id && h.from <= base {
+		return h, nil
+	}
+	if c.env.History == nil {
+		return nil, errors.New("the history is not available here")
+	}
+	batches, err := c.env.History(base)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(batches)) != c.version-base {
+		return nil, errors.New("the history is incomplete")
+	}
+	h := &sectionHistory{id: id, from: base}
+	for k, b := range batches {
+		if b.Version != base+1+int64(k) {
+			return nil, errors.New("the history is incomplete")
+		}
+		for _, op := range b.Ops {
+			edit, err := sectionChange(op, id)
+			if err != nil {
+				return nil, err
+			}
+			if edit != nil {
+				h.changes = append(h.changes, versionedEdit{b.Version, edit})
+			}
+		}
+	}
+	c.out.history = h
+	return h, nil
 }
 
 // stale reports an edit that cannot be rebased.

@@ -162,8 +162,9 @@ func TestEditSectionText(t *testing.T) {
 		`{"op":"card.updateSection","id":"sec-b","body":"New","previousBodyLength":12}`)
 	runCases(t, "card", []opCase{
 		{name: "on the current version", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":6,"del":2,"ins":"🎉"},{"pos":0,"del":0,"ins":"My "}]`)},
-			want:    adaWith("My Notes 🎉."),
-			applied: []string{edit(5, `[{"pos":6,"del":2,"ins":"🎉"},{"pos":0,"del":0,"ins":"My "}]`)}},
+			want: adaWith("My Notes 🎉."),
+			// Stored in canonical form: ascending splices.
+			applied: []string{edit(5, `[{"pos":0,"del":0,"ins":"My "},{"pos":9,"del":2,"ins":"🎉"}]`)}},
 		{name: "defaults: del 0, ins empty", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"del":6},{"pos":0,"ins":"Her "}]`)},
 			want: adaWith("Her 😀.")},
 		{name: "no splices", data: adaCard, version: 5, ops: []string{edit(5, `[]`)}, want: adaCard, applied: []string{edit(5, `[]`)}},
@@ -178,7 +179,7 @@ func TestEditSectionText(t *testing.T) {
 		{name: "two edits on the same version in one request", data: adaCard, version: 5,
 			ops:     []string{edit(5, `[{"pos":0,"del":0,"ins":"A"}]`), edit(5, `[{"pos":9,"del":0,"ins":"B"},{"pos":0,"del":1}]`)},
 			want:    adaWith("Aotes 😀.B"),
-			applied: []string{edit(5, `[{"pos":0,"del":0,"ins":"A"}]`), edit(5, `[{"pos":10,"del":0,"ins":"B"},{"pos":1,"del":1,"ins":""}]`)}},
+			applied: []string{edit(5, `[{"pos":0,"del":0,"ins":"A"}]`), edit(5, `[{"pos":1,"del":1,"ins":""},{"pos":9,"del":0,"ins":"B"}]`)}},
 		{name: "after a body replaced in the same request", data: adaCard, version: 5,
 			ops:  []string{`{"op":"card.updateSection","id":"sec-b","body":"xyz"}`, edit(5, `[{"pos":0,"del":0,"ins":"A"}]`)},
 			want: adaWith("xyzA")},
@@ -196,6 +197,13 @@ func TestEditSectionText(t *testing.T) {
 		{name: "fractional del", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"del":0.5}]`)}, code: CodeInvalidField, field: "splices[0].del"},
 		{name: "ins too long", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"ins":"`+strings.Repeat("i", maxBody+1)+`"}]`)}, code: CodeInvalidField, field: "splices[0].ins"},
 		{name: "body too long", data: adaWith(strings.Repeat("b", maxBody)), version: 5, ops: []string{edit(5, `[{"pos":0,"ins":"x"}]`)}, code: CodeInvalidField, field: "splices"},
+		{name: "too many splices in one request", data: adaCard, version: 5, ops: func() []string {
+			var ops []string
+			for range maxRequestSplices / maxSplices {
+				ops = append(ops, edit(5, `[`+strings.Repeat(`{"pos":0,"ins":"x"},`, maxSplices-1)+`{"pos":0,"ins":"x"}]`))
+			}
+			return append(ops, edit(5, `[{"pos":0,"ins":"x"}]`))
+		}(), code: CodeInvalidField, field: "splices", opIndex: maxRequestSplices / maxSplices},
 		{name: "too many splices", data: adaCard, version: 5, ops: []string{edit(5, `[`+strings.Repeat(`{"pos":0},`, maxSplices)+`{"pos":0}]`)}, code: CodeInvalidField, field: "splices"},
 		{name: "unknown splice member", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"text":"x"}]`)}, code: CodeInvalidField, field: "text"},
 		{name: "splices not an array", data: adaCard, version: 5, ops: []string{edit(5, `{"pos":0}`)}, code: CodeInvalidField, field: "splices"},

@@ -177,7 +177,10 @@ func FuzzTransformSplices(f *testing.F) {
 		if errX != nil || errY != nil {
 			return
 		}
-		l2, a2 := TransformSplices(local, applied)
+		l2, a2, err := TransformSplices(local, applied)
+		if err != nil {
+			t.Fatalf("text %q local %v applied %v: %v", text, local, applied, err)
+		}
 		viaApplied, err1 := ApplySplices(y, l2)
 		viaLocal, err2 := ApplySplices(x, a2)
 		if err1 != nil || err2 != nil || viaApplied != viaLocal {
@@ -198,4 +201,24 @@ func splicesFrom(b []byte) []Splice {
 		out = append(out, Splice{Pos: int(b[0] % 32), Del: int(b[1] % 8), Ins: ins})
 	}
 	return out
+}
+
+// FuzzApplySplices checks the canonical form against applying splices one at a time.
+func FuzzApplySplices(f *testing.F) {
+	f.Add("hello 😀 world", []byte{9, 1, 3, 1, 2, 4, 0, 0, 2})
+	f.Add("abcdef", []byte{4, 1, 1, 1, 1, 1})
+	f.Fuzz(func(t *testing.T, text string, b []byte) {
+		if !utf8.ValidString(text) || len(text) > 200 {
+			return
+		}
+		splices := splicesFrom(b)
+		want, ok := naiveApply(text, splices)
+		got, err := ApplySplices(text, splices)
+		if ok && (err != nil || got != want) {
+			t.Fatalf("text %q splices %v: got %q, %v; want %q", text, splices, got, err, want)
+		}
+		if !ok && err == nil && !utf8.ValidString(got) {
+			t.Fatalf("text %q splices %v: accepted, giving invalid text %q", text, splices, got)
+		}
+	})
 }

@@ -83,6 +83,15 @@ type Result struct {
 	Applied []json.RawMessage
 	// Created lists the items created, in op order.
 	Created []Created
+
+	// splices counts the text splices of the request so far (maxRequestSplices).
+	splices int
+	// rebaseWork counts the request's rebasing so far (maxRebaseWork).
+	rebaseWork int
+	// history holds the op log's changes to one section, read once per request.
+	history *sectionHistory
+	// priorEdits holds what the request's ops applied so far changed, read once each.
+	priorEdits []priorEdit
 }
 
 // Request is one batch to apply to one document.

@@ -2,7 +2,10 @@ package ops
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -10,55 +13,50 @@ import (
 // transformation, as in Jupiter and ShareDB: the server's op log fixes one order, a client
 // sends its edit with the version it was made on, and the server rebases the edit over
 // everything applied since. A client rebases its unacknowledged edits over the server's ops
-// it receives with the same functions (TransformSplices, ApplySplices, SectionSplices), so
-// both sides compute the same result.
+// it receives with the same algorithm, so both sides compute the same result. The browser
+// editor's port (static/js/ot.js) and this file are held to the same test vectors
+// (testdata/ot_vectors.json).
 //
 // Positions and lengths are UTF-16 code units, as in JavaScript strings (String.length,
-// textarea.selectionStart). A position never falls inside a surrogate pair.
+// CodeMirror positions). A position never falls inside a surrogate pair.
 //
 // The algorithm, precisely enough to port:
 //
-// Atoms. A splice {pos, del, ins} is the delete {pos, del} followed by the insert {pos, ins}
-// (either part left out when del is 0 or ins is ""). A list of splices is the list of their
-// atoms, in order; each atom applies to the text left by the one before.
+// Canonical form. On the wire an edit is a list of splices {pos, del, ins}, each applying to
+// the text the previous one left. Inside, an edit is a list of components over the text it
+// was made on, in order: retain n (keep n units), insert s, delete n (drop n units). Adjacent
+// components of the same kind merge; an insert is always placed before a delete it touches;
+// a trailing retain is left out (the rest of the text is kept). Every edit has exactly one
+// canonical form, whatever splices made it. An edit's canonical form goes back to splices
+// as one splice per run of inserts and deletes, in ascending position order: such
+// "ascending" splices convert back in one pass, and every edit the server applies is stored
+// and sent in that form.
 //
-// Pairs. For an atom a of the local (not yet applied) edit and an atom b of the applied
-// (server) edit, both made on the same text, pair(a, b) returns a' (a rebased over b) and b'
-// (b rebased over a), each a list of 0, 1 or 2 atoms, such that b then a' and a then b' give
-// the same text. len(x) is the UTF-16 length of an insert's text; a delete covers
-// [pos, pos+del).
+// Splices to canonical form: when every splice starts at or after the end of what the ones
+// before it cover (their retains and inserts), each is appended in turn: retain the gap,
+// insert, delete. Otherwise the edit is the composition of its halves' edits (compose below),
+// down to single splices.
 //
-//   - insert a, insert b: if a.pos < b.pos then b.pos += len(a), else a.pos += len(b). On a
-//     tie the applied (server) text goes first.
-//   - insert i, delete d (in either role): if i.pos <= d.pos then d.pos += len(i); else if
-//     i.pos >= d.pos+d.del then i.pos -= d.del; else the insert lies inside the deleted range
-//     and survives at the deletion point: i.pos = d.pos, and the delete splits into
-//     {d.pos, i.pos_old-d.pos} then {d.pos+len(i), d.pos+d.del-i.pos_old}.
-//   - delete a, delete b: a' deletes what a deleted and b did not: its length is a.del minus
-//     the overlap of the two ranges (no atom when that is 0), and its position is a.pos if
-//     a.pos <= b.pos, a.pos-b.del if a.pos >= b.pos+b.del, else b.pos. b' likewise.
+// Compose (a then b, b made on a's result), walking both: a's delete is copied; b's insert
+// is copied; otherwise a's retain or insert meets b's retain or delete over the shorter of
+// the two lengths: retain+retain retains, retain+delete deletes, insert+retain inserts that
+// part of a's text, insert+delete drops it. Past a's last component a retains the rest of
+// the text, and past b's last component b retains the rest.
 //
-// Lists. To rebase the atom lists L (local) and B (applied) over each other, take each atom
-// a of L in order, with pieces = [a], and build a new B:
-//
-//   - for each atom b of B in order: rebase the pieces over b one after another: for each
-//     piece x, (x', b) = pair(x, b), the new pieces being the concatenation of the x'; once b
-//     has become no atom, the remaining pieces stay as they are. Then append what b became
-//     to the new B. (b becomes two atoms only when a is an insert, which never splits, so b
-//     is a single atom whenever a piece is left to rebase.)
-//   - replace B with the new B, and append the pieces to L'.
-//
-// L' is the concatenation of the pieces of every a; B' is the B left after the last a.
-//
-// Splices again. A delete immediately followed by an insert at the same position merge into
-// one splice; every other atom is a splice of its own.
+// Transform (rebase local and applied, both made on the same text, over each other), walking
+// both: if applied's component is an insert, applied' inserts it and local' retains its
+// length; else if local's is an insert, local' inserts it and applied' retains its length
+// (so on a tie the applied text comes first, and an insert inside a range the other edit
+// deleted survives, at the point of the deletion); otherwise over the shorter of the two
+// lengths: retain+retain retains in both, delete+delete drops the units from both, a
+// delete against a retain is a delete in that side's result. Past its last component an
+// edit retains the rest. The cost is the sum of the two edits' lengths.
 //
 // The server rebases an incoming edit over each text change to the same section applied
 // since its baseVersion, one op at a time, oldest first; then over the changes made by the
 // earlier ops of the same request. A client holding an in-flight edit F and pending edits P
-// (the concatenation of its later splices) that receives a server op S that is not its own
-// does: (F, S) = TransformSplices(F, S); (P, S) = TransformSplices(P, S); text =
-// ApplySplices(text, S).
+// (composed into one) that receives a server op S that is not its own does:
+// (F, S) = transform(F, S); (P, S) = transform(P, S); text = apply(text, S).
 
 // Splice is one text change, in UTF-16 code units: delete Del units at Pos, then insert Ins
 // at Pos. The splices of one op apply in order, each to the text the previous one left.
@@ -68,167 +66,432 @@ type Splice struct {
 	Ins string `json:"ins"`
 }
 
-// atom is a pure delete (del > 0) or a pure insert (ins != "", n its UTF-16 length).
-type atom struct {
-	pos, del int
-	ins      string
-	n        int
+type compKind uint8
+
+const (
+	retainComp compKind = iota
+	insertComp
+	deleteComp
+)
+
+// comp is one component of an edit in canonical form: n units retained or deleted, or the
+// text ins inserted (n its UTF-16 length).
+type comp struct {
+	kind compKind
+	n    int
+	ins  string
 }
 
-func (a atom) isInsert() bool { return a.del == 0 }
+// textOp is an edit in canonical form. Adjacent inserts may be kept as separate pieces
+// (joined by splices()), so building an edit never copies its text more than once.
+type textOp []comp
 
-func toAtoms(s []Splice) []atom {
-	out := make([]atom, 0, 2*len(s))
-	for _, sp := range s {
-		if sp.Del > 0 {
-			out = append(out, atom{pos: sp.Pos, del: sp.Del})
+func (o textOp) retain(n int) textOp {
+	if n <= 0 {
+		return o
+	}
+	if k := len(o); k > 0 && o[k-1].kind == retainComp {
+		o[k-1].n += n
+		return o
+	}
+	return append(o, comp{kind: retainComp, n: n})
+}
+
+// insert adds text; before a trailing delete, so that an insert always precedes the delete
+// it touches.
+func (o textOp) insert(s string, n int) textOp {
+	if n == 0 {
+		return o
+	}
+	c := comp{kind: insertComp, n: n, ins: s}
+	if k := len(o); k > 0 && o[k-1].kind == deleteComp {
+		o = append(o, o[k-1])
+		o[k-1] = c
+		return o
+	}
+	return append(o, c)
+}
+
+func (o textOp) delete(n int) textOp {
+	if n <= 0 {
+		return o
+	}
+	if k := len(o); k > 0 && o[k-1].kind == deleteComp {
+		o[k-1].n += n
+		return o
+	}
+	return append(o, comp{kind: deleteComp, n: n})
+}
+
+// trim drops a trailing retain: the rest of the text is kept anyway.
+func (o textOp) trim() textOp {
+	if k := len(o); k > 0 && o[k-1].kind == retainComp {
+		return o[:k-1]
+	}
+	return o
+}
+
+// lengths returns how many units of the original text the edit covers (retains and
+// deletes) and how many of its result (retains and inserts).
+func (o textOp) lengths() (base, out int) {
+	for _, c := range o {
+		switch c.kind {
+		case retainComp:
+			base += c.n
+			out += c.n
+		case insertComp:
+			out += c.n
+		case deleteComp:
+			base += c.n
 		}
-		if sp.Ins != "" {
-			out = append(out, atom{pos: sp.Pos, ins: sp.Ins, n: utf16Len(sp.Ins)})
+	}
+	return base, out
+}
+
+// splices returns the edit as ascending splices.
+func (o textOp) splices() []Splice {
+	out := []Splice{}
+	pos := 0
+	for i := 0; i < len(o); {
+		if o[i].kind == retainComp {
+			pos += o[i].n
+			i++
+			continue
 		}
+		sp := Splice{Pos: pos}
+		var b strings.Builder
+		n := 0
+		for ; i < len(o) && o[i].kind == insertComp; i++ {
+			b.WriteString(o[i].ins)
+			n += o[i].n
+		}
+		if i < len(o) && o[i].kind == deleteComp {
+			sp.Del = o[i].n
+			i++
+		}
+		sp.Ins = b.String()
+		out = append(out, sp)
+		pos += n
 	}
 	return out
 }
 
-func fromAtoms(a []atom) []Splice {
-	out := make([]Splice, 0, len(a))
-	for _, x := range a {
-		if x.isInsert() && len(out) > 0 {
-			last := &out[len(out)-1]
-			if last.Ins == "" && last.Del > 0 && last.Pos == x.pos {
-				last.Ins = x.ins
-				continue
+// cursor walks an edit's components, handing out parts of them; past the last component it
+// retains forever.
+type cursor struct {
+	op   textOp
+	i    int
+	head comp // what is left of op[i-1]; head.n == 0 when it is used up
+}
+
+func newCursor(o textOp) *cursor { return &cursor{op: o} }
+
+// peek returns the current component; done is true past the end (an endless retain).
+func (c *cursor) peek() (comp, bool) {
+	if c.head.n > 0 {
+		return c.head, false
+	}
+	if c.i < len(c.op) {
+		c.head = c.op[c.i]
+		c.i++
+		return c.head, false
+	}
+	return comp{kind: retainComp}, true
+}
+
+// take uses up n units of the current component (all of it for n >= its length) and
+// returns that part. Splitting an insert inside a surrogate pair reports ok false.
+func (c *cursor) take(n int) (part comp, ok bool) {
+	h := c.head
+	if n >= h.n {
+		c.head = comp{}
+		return h, true
+	}
+	part = comp{kind: h.kind, n: n}
+	c.head.n -= n
+	if h.kind == insertComp {
+		at, bad := advance(h.ins, 0, n)
+		if bad != "" {
+			return comp{}, false
+		}
+		part.ins, c.head.ins = h.ins[:at], h.ins[at:]
+	}
+	return part, true
+}
+
+// errSplit is a position that falls inside a surrogate pair.
+var errSplit = errors.New("falls inside a surrogate pair (one character such as an emoji counts as two units)")
+
+// compose returns a then b, b made on a's result. An error means b cuts a surrogate pair of
+// text a inserted.
+func compose(a, b textOp) (textOp, error) {
+	out := make(textOp, 0, len(a)+len(b))
+	ca, cb := newCursor(a), newCursor(b)
+	for {
+		x, aDone := ca.peek()
+		y, bDone := cb.peek()
+		switch {
+		case !aDone && x.kind == deleteComp:
+			ca.take(x.n)
+			out = out.delete(x.n)
+			continue
+		case !bDone && y.kind == insertComp:
+			cb.take(y.n)
+			out = out.insert(y.ins, y.n)
+			continue
+		case aDone && bDone:
+			return out.trim(), nil
+		case aDone:
+			// b retains or deletes text a did not reach: a's text itself.
+			cb.take(y.n)
+			if y.kind == retainComp {
+				out = out.retain(y.n)
+			} else {
+				out = out.delete(y.n)
+			}
+			continue
+		case bDone:
+			ca.take(x.n)
+			if x.kind == retainComp {
+				out = out.retain(x.n)
+			} else {
+				out = out.insert(x.ins, x.n)
+			}
+			continue
+		}
+		n := min(x.n, y.n)
+		part, ok := ca.take(n)
+		if !ok {
+			return nil, errSplit
+		}
+		cb.take(n)
+		switch {
+		case x.kind == retainComp && y.kind == retainComp:
+			out = out.retain(n)
+		case x.kind == retainComp:
+			out = out.delete(n)
+		case y.kind == retainComp:
+			out = out.insert(part.ins, n)
+		}
+	}
+}
+
+// transform rebases local and applied, two edits of the same text, over each other.
+func transform(local, applied textOp) (localPrime, appliedPrime textOp) {
+	return transformInto(nil, local, applied, true)
+}
+
+// transformInto returns local rebased over applied, built in l2's storage, and, when
+// withApplied is set, applied rebased over local.
+func transformInto(l2, local, applied textOp, withApplied bool) (localPrime, appliedPrime textOp) {
+	var a2 textOp
+	cl, ca := newCursor(local), newCursor(applied)
+	for {
+		x, aDone := ca.peek()
+		y, lDone := cl.peek()
+		switch {
+		case !aDone && x.kind == insertComp:
+			ca.take(x.n)
+			if withApplied {
+				a2 = a2.insert(x.ins, x.n)
+			}
+			l2 = l2.retain(x.n)
+			continue
+		case !lDone && y.kind == insertComp:
+			cl.take(y.n)
+			l2 = l2.insert(y.ins, y.n)
+			if withApplied {
+				a2 = a2.retain(y.n)
+			}
+			continue
+		case aDone && lDone:
+			return l2.trim(), a2.trim()
+		case aDone, lDone:
+			// Past one edit's end: it retains the rest of the text.
+			if aDone {
+				x.n = y.n
+			} else {
+				y.n = x.n
 			}
 		}
-		out = append(out, Splice{Pos: x.pos, Del: x.del, Ins: x.ins})
+		n := min(x.n, y.n)
+		if !aDone {
+			ca.take(n)
+		}
+		if !lDone {
+			cl.take(n)
+		}
+		switch {
+		case x.kind == retainComp && y.kind == retainComp:
+			l2 = l2.retain(n)
+			if withApplied {
+				a2 = a2.retain(n)
+			}
+		case x.kind == deleteComp && y.kind == retainComp:
+			if withApplied {
+				a2 = a2.delete(n)
+			}
+		case x.kind == retainComp && y.kind == deleteComp:
+			l2 = l2.delete(n)
+		}
 	}
-	return out
+}
+
+// rebase returns edit rebased over each of changes in turn, oldest first, reusing two
+// buffers: the cost is the sum of the edit's length times the changes and of the changes'
+// lengths, and what it allocates is the edit's length.
+func rebase(edit textOp, changes []textOp) textOp {
+	var spare textOp
+	for _, ch := range changes {
+		next, _ := transformInto(spare[:0], edit, ch, false)
+		spare, edit = edit, next
+	}
+	return edit
+}
+
+// fromSplices returns the canonical form of splices. When base is not nil it is the text the
+// splices were made on, and the splices are checked against it: an *Error naming the splice
+// ("splices[2].pos") if it reaches past the end, or, for ascending splices, cuts a surrogate
+// pair. Without it only what the splices themselves show is checked; applyOp checks the
+// rest. Ascending splices convert in one pass; others by composing halves, in
+// O(k log k) for k splices.
+func fromSplices(splices []Splice, base *string) (textOp, error) {
+	var units []uint16
+	length := -1 // the current text's length, when known
+	if base != nil {
+		units = utf16.Encode([]rune(*base))
+		length = len(units)
+	}
+	boundary := func(p int) bool {
+		return units == nil || p <= 0 || p >= len(units) || units[p] < 0xDC00 || units[p] > 0xDFFF
+	}
+	op := make(textOp, 0, 3*len(splices))
+	opBase, opOut := 0, 0 // what op covers of the text it was made on, and of its result
+	ascending := true
+	for i, sp := range splices {
+		if sp.Pos < 0 {
+			return nil, fieldError(fmt.Sprintf("splices[%d].pos", i), "splices[%d].pos must not be negative", i)
+		}
+		if sp.Del < 0 {
+			return nil, fieldError(fmt.Sprintf("splices[%d].del", i), "splices[%d].del must not be negative", i)
+		}
+		if length >= 0 && sp.Pos > length {
+			return nil, fieldError(fmt.Sprintf("splices[%d].pos", i), "splices[%d].pos %d is past the end of the text (the text is %d UTF-16 code units long)", i, sp.Pos, length)
+		}
+		if length >= 0 && sp.Pos+sp.Del > length {
+			return nil, fieldError(fmt.Sprintf("splices[%d].del", i), "splices[%d] deletes %d units from %d, which is past the end of the text (the text is %d UTF-16 code units long)", i, sp.Del, sp.Pos, length)
+		}
+		n := utf16Len(sp.Ins)
+		if length >= 0 {
+			length += n - sp.Del
+		}
+		if !ascending || (sp.Del == 0 && n == 0) {
+			continue
+		}
+		if sp.Pos < opOut {
+			ascending = false
+			continue
+		}
+		// The splice touches only text the edit has not reached.
+		start := opBase + sp.Pos - opOut
+		if !boundary(start) {
+			return nil, fieldError(fmt.Sprintf("splices[%d].pos", i), "splices[%d].pos %d %s", i, sp.Pos, errSplit)
+		}
+		if !boundary(start + sp.Del) {
+			return nil, fieldError(fmt.Sprintf("splices[%d].del", i), "splices[%d] deletes %d units from %d, which %s", i, sp.Del, sp.Pos, errSplit)
+		}
+		op = op.retain(start-opBase).insert(sp.Ins, n).delete(sp.Del)
+		opBase, opOut = start+sp.Del, sp.Pos+n
+	}
+	if ascending {
+		return op, nil
+	}
+	op, err := composeSplices(splices)
+	if err != nil {
+		return nil, fieldError("splices", "the splices %s", err)
+	}
+	at := 0
+	for _, c := range op {
+		if c.kind != insertComp {
+			at += c.n
+			if !boundary(at) {
+				return nil, fieldError("splices", "the splices cut the text at %d, which %s", at, errSplit)
+			}
+		}
+	}
+	return op, nil
+}
+
+// composeSplices composes splices in any order, halves first.
+func composeSplices(s []Splice) (textOp, error) {
+	if len(s) == 1 {
+		return textOp{}.retain(s[0].Pos).insert(s[0].Ins, utf16Len(s[0].Ins)).delete(s[0].Del), nil
+	}
+	a, err := composeSplices(s[:len(s)/2])
+	if err != nil {
+		return nil, err
+	}
+	b, err := composeSplices(s[len(s)/2:])
+	if err != nil {
+		return nil, err
+	}
+	return compose(a, b)
+}
+
+// applyOp applies an edit to text; an edit that reaches past the end of the text or cuts a
+// surrogate pair is an invalid_field *Error on "splices".
+func applyOp(text string, op textOp) (string, error) {
+	var b strings.Builder
+	b.Grow(len(text))
+	at, pos := 0, 0
+	for _, c := range op {
+		if c.kind == insertComp {
+			b.WriteString(c.ins)
+			continue
+		}
+		next, bad := advance(text, at, c.n)
+		if bad != "" {
+			return "", fieldError("splices", "the edit's position %d %s (the text is %d UTF-16 code units long)", pos+c.n, bad, utf16Len(text))
+		}
+		if c.kind == retainComp {
+			b.WriteString(text[at:next])
+		}
+		at, pos = next, pos+c.n
+	}
+	b.WriteString(text[at:])
+	return b.String(), nil
 }
 
 // TransformSplices rebases two edits made on the same text over each other. local is an edit
 // the server has not applied yet, applied one it has. It returns local', to apply after
-// applied, and applied', to apply after local; both orders give the same text. When both
-// insert at the same position the applied text comes first. Inserts inside a range the other
-// edit deleted survive, at the start of that range. The package comment on concurrent text
-// editing gives the algorithm.
-func TransformSplices(local, applied []Splice) (localPrime, appliedPrime []Splice) {
-	l, a := transformAtoms(toAtoms(local), toAtoms(applied))
-	return fromAtoms(l), fromAtoms(a)
-}
-
-func transformAtoms(local, applied []atom) ([]atom, []atom) {
-	out := make([]atom, 0, len(local))
-	var pieces, spare []atom
-	for _, a := range local {
-		pieces = append(pieces[:0], a)
-		next := make([]atom, 0, len(applied)+1)
-		for _, b := range applied {
-			// Several pieces are all deletes, over which b never splits: bs holds two atoms
-			// only after the last piece.
-			bs := rebased{n: 1, at: [2]atom{b}}
-			spare = spare[:0]
-			for _, x := range pieces {
-				if bs.n == 0 {
-					spare = append(spare, x)
-					continue
-				}
-				var xs rebased
-				xs, bs = pair(x, bs.at[0])
-				spare = append(spare, xs.at[:xs.n]...)
-			}
-			pieces, spare = spare, pieces
-			next = append(next, bs.at[:bs.n]...)
-		}
-		applied = next
-		out = append(out, pieces...)
+// applied, and applied', to apply after local, both as ascending splices; both orders give
+// the same text. When both insert at the same position the applied text comes first.
+// Inserts inside a range the other edit deleted survive, at the start of that range. The
+// package comment on concurrent text editing gives the algorithm. An error means a splice
+// cuts a surrogate pair of text inserted by an earlier splice of the same edit.
+func TransformSplices(local, applied []Splice) (localPrime, appliedPrime []Splice, err error) {
+	l, err := fromSplices(local, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, applied
-}
-
-// rebased is what one atom becomes once rebased over another: 0, 1 or 2 atoms.
-type rebased struct {
-	n  int
-	at [2]atom
-}
-
-func one(a atom) rebased { return rebased{n: 1, at: [2]atom{a}} }
-
-// pair rebases one local atom and one applied atom over each other.
-func pair(a, b atom) (rebased, rebased) {
-	switch {
-	case a.isInsert() && b.isInsert():
-		if a.pos < b.pos {
-			b.pos += a.n
-		} else {
-			a.pos += b.n
-		}
-		return one(a), one(b)
-	case a.isInsert():
-		i, d := insertOverDelete(a, b)
-		return one(i), d
-	case b.isInsert():
-		i, d := insertOverDelete(b, a)
-		return d, one(i)
+	a, err := fromSplices(applied, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	return deleteOverDelete(a, b), deleteOverDelete(b, a)
-}
-
-// insertOverDelete rebases insert i and delete d over each other: i' and d'.
-func insertOverDelete(i, d atom) (atom, rebased) {
-	switch {
-	case i.pos <= d.pos:
-		d.pos += i.n
-		return i, one(d)
-	case i.pos >= d.pos+d.del:
-		i.pos -= d.del
-		return i, one(d)
-	}
-	left := i.pos - d.pos
-	i.pos = d.pos
-	return i, rebased{n: 2, at: [2]atom{{pos: d.pos, del: left}, {pos: d.pos + i.n, del: d.del - left}}}
-}
-
-// deleteOverDelete rebases delete a over delete b.
-func deleteOverDelete(a, b atom) rebased {
-	aEnd, bEnd := a.pos+a.del, b.pos+b.del
-	overlap := min(aEnd, bEnd) - max(a.pos, b.pos)
-	n := a.del - max(overlap, 0)
-	if n == 0 {
-		return rebased{}
-	}
-	pos := a.pos
-	switch {
-	case a.pos <= b.pos:
-	case a.pos >= bEnd:
-		pos = a.pos - b.del
-	default:
-		pos = b.pos
-	}
-	return one(atom{pos: pos, del: n})
+	l2, a2 := transform(l, a)
+	return l2.splices(), a2.splices(), nil
 }
 
 // ApplySplices applies splices to text in order. Positions are UTF-16 code units; a splice
 // that reaches past the end of the text or splits a surrogate pair is an invalid_field
-// *Error naming it ("splices[2].pos").
+// *Error naming it ("splices[2].pos"). The cost is linear in the text and the splices, but
+// for a splice that lands before an earlier one, which costs the splices so far.
 func ApplySplices(text string, splices []Splice) (string, error) {
-	for i, sp := range splices {
-		if sp.Pos < 0 {
-			return "", fieldError(fmt.Sprintf("splices[%d].pos", i), "splices[%d].pos must not be negative", i)
-		}
-		if sp.Del < 0 {
-			return "", fieldError(fmt.Sprintf("splices[%d].del", i), "splices[%d].del must not be negative", i)
-		}
-		start, bad := advance(text, 0, sp.Pos)
-		if bad != "" {
-			return "", fieldError(fmt.Sprintf("splices[%d].pos", i), "splices[%d].pos %d %s (the text is %d UTF-16 code units long)", i, sp.Pos, bad, utf16Len(text))
-		}
-		end, bad := advance(text, start, sp.Del)
-		if bad != "" {
-			return "", fieldError(fmt.Sprintf("splices[%d].del", i), "splices[%d] deletes %d units from %d, which %s (the text is %d UTF-16 code units long)", i, sp.Del, sp.Pos, bad, utf16Len(text))
-		}
-		text = text[:start] + sp.Ins + text[end:]
+	op, err := fromSplices(splices, &text)
+	if err != nil {
+		return "", err
 	}
-	return text, nil
+	return applyOp(text, op)
 }
 
 // advance returns the byte offset reached by moving units UTF-16 code units forward from
