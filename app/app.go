@@ -93,7 +93,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		}
 		lw.MCP.LimitRegistrations(ratelimit.NewWindow(lw.Config.SignupRateLimit, config.SignupWindow))
 		lw.MCP.Register(se.Router)
-		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config, OAuth: lw.OAuth, Search: searcher}
+		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config, OAuth: lw.OAuth, Search: searcher, Live: lw.Live}
 		w.Register(se.Router)
 		return se.Next()
 	})

@@ -102,6 +102,8 @@ func TestCardOps(t *testing.T) {
 		{name: "addSection fractional index", data: adaCard, ops: []string{`{"op":"card.addSection","title":"t","index":0.5}`}, code: CodeInvalidField, field: "index"},
 		{name: "addSection on a full card", data: fullCard(maxSections), ops: []string{`{"op":"card.addSection","title":"t"}`}, code: CodeInvalidField, field: "sections"},
 
+		{name: "updateSection body line endings become \\n", data: adaCard, ops: []string{`{"op":"card.updateSection","id":"sec-b","body":"x\r\ny"}`},
+			want: adaWith("x\ny")},
 		{name: "updateSection title", data: adaCard, ops: []string{`{"op":"card.updateSection","id":"sec-a","title":"Early life"}`},
 			want:    strings.Replace(adaCard, `"Life"`, `"Early life"`, 1),
 			applied: []string{`{"op":"card.updateSection","id":"sec-a","title":"Early life"}`}},
@@ -165,6 +167,9 @@ func TestEditSectionText(t *testing.T) {
 			want: adaWith("My Notes 🎉."),
 			// Stored in canonical form: ascending splices.
 			applied: []string{edit(5, `[{"pos":0,"del":0,"ins":"My "},{"pos":9,"del":2,"ins":"🎉"}]`)}},
+		{name: "line endings become \\n", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"del":0,"ins":"a\r\nb\rc\u000D\n"}]`)},
+			want:    adaWith("a\nb\nc\nNotes 😀."),
+			applied: []string{edit(5, `[{"pos":0,"del":0,"ins":"a\nb\nc\n"}]`)}},
 		{name: "defaults: del 0, ins empty", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"del":6},{"pos":0,"ins":"Her "}]`)},
 			want: adaWith("Her 😀.")},
 		{name: "no splices", data: adaCard, version: 5, ops: []string{edit(5, `[]`)}, want: adaCard, applied: []string{edit(5, `[]`)}},

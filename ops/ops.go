@@ -221,6 +221,9 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 	work := doc.clone()
 	res := Result{Applied: make([]json.RawMessage, 0, len(req.Ops)), Created: []Created{}}
 	for i, raw := range req.Ops {
+		if !replay {
+			raw = normalizeNewlines(raw)
+		}
 		name, err := opName(raw)
 		if err != nil {
 			err.OpIndex = i
@@ -353,4 +356,40 @@ func memoHistory(history func(since int64) ([]Batch, error)) func(since int64) (
 		i := sort.Search(len(cached), func(i int) bool { return cached[i].Version > since })
 		return cached[i:], nil
 	}
+}
+
+// normalizeNewlines returns op with every "\r\n" and lone "\r" in its strings made "\n":
+// text has one line ending, as in the browser editor, so positions counted by a client and
+// by the server cannot drift apart. An op without a carriage return is returned as it is.
+func normalizeNewlines(op json.RawMessage) json.RawMessage {
+	if !bytes.Contains(op, []byte(`\r`)) && !bytes.Contains(bytes.ToLower(op), []byte(`\u000d`)) {
+		return op
+	}
+	dec := json.NewDecoder(bytes.NewReader(op))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return op // the op's own decoding reports it
+	}
+	out, err := json.Marshal(crlfToLF(v))
+	if err != nil {
+		return op
+	}
+	return out
+}
+
+func crlfToLF(v any) any {
+	switch x := v.(type) {
+	case string:
+		return strings.ReplaceAll(strings.ReplaceAll(x, "\r\n", "\n"), "\r", "\n")
+	case []any:
+		for i := range x {
+			x[i] = crlfToLF(x[i])
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = crlfToLF(e)
+		}
+	}
+	return v
 }

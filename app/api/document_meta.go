@@ -72,6 +72,8 @@ type OpLogItemJSON struct {
 	Ops     []any           `json:"ops"`
 	Actor   CredentialActor `json:"actor"`
 	Created string          `json:"created"`
+	// The editor that sent the write, if it said (ContentOpsRequest's clientId, clientSeq).
+	store.Client
 }
 
 // CredentialActor names who made a change.
@@ -120,7 +122,7 @@ func (a *API) opLog(e *core.RequestEvent) error {
 		for j, op := range en.Ops {
 			ops[j] = op
 		}
-		out.Items = append(out.Items, OpLogItemJSON{Version: en.Version, Ops: ops, Actor: CredentialActor{ID: en.ActorID}, Created: apiTime(en.Created)})
+		out.Items = append(out.Items, OpLogItemJSON{Version: en.Version, Ops: ops, Actor: CredentialActor{ID: en.ActorID}, Created: apiTime(en.Created), Client: en.Client})
 	}
 	return e.JSON(http.StatusOK, out)
 }

@@ -130,26 +130,20 @@ func (a *API) getDocument(e *core.RequestEvent) error {
 	})
 }
 
-type contentOpsBody struct {
-	Ops *[]json.RawMessage `json:"ops"`
-}
-
 func (a *API) applyContentOps(e *core.RequestEvent) error {
 	_, d, err := a.document(e, auth.EditContent)
 	if err != nil {
 		return err
 	}
-	var body contentOpsBody
+	var body store.ContentBody
 	if err := decode(e, &body); err != nil {
 		return err
 	}
-	if body.Ops == nil || len(*body.Ops) == 0 {
-		return apierr.Field("ops", "\"ops\" must be an array of at least one operation, e.g. [{\"op\": \"timeline.addEvent\", \"label\": \"…\", \"dateMs\": 0}]")
+	req, err := body.WriteRequest(d, era(e), auth.PrincipalOf(e).Actor())
+	if err != nil {
+		return err
 	}
-	if len(*body.Ops) > MaxOps {
-		return apierr.New(http.StatusRequestEntityTooLarge, "too_many_ops", "a request may carry at most %d operations (got %d); split it", MaxOps, len(*body.Ops)).With("limit", MaxOps)
-	}
-	res, err := a.Store.ApplyOps(store.WriteRequest{Document: d, EraID: era(e), Ops: *body.Ops, Actor: auth.PrincipalOf(e).Actor()})
+	res, err := a.Store.ApplyOps(req)
 	if err != nil {
 		return err
 	}

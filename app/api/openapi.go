@@ -39,6 +39,13 @@ func integer(desc string) obj { return obj{"type": "integer", "description": des
 
 func arrayOf(items obj) obj { return obj{"type": "array", "items": items} }
 
+// clientID and clientSeq name the editor that sent a content request: echoed in its answer,
+// the op log and the document stream's ops event.
+var (
+	clientID  = obj{"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "description": "Optional: an id the sending editor chose (unique per open editor), kept in the op log and echoed in the document stream's ops event, so the editor recognises its own writes even when its user has the document open twice."}
+	clientSeq = obj{"type": "integer", "minimum": 0, "maximum": 9007199254740991, "description": "Optional, with clientId: the editor's own sequence number for this write, echoed with clientId."}
+)
+
 // object is a closed object schema: every listed property is required unless named optional.
 func object(props obj, optional ...string) obj {
 	var req []string
@@ -219,7 +226,7 @@ func OpenAPI() obj {
 			"parameters": []obj{worldParam, docParam},
 			"get": withParams(streamOperation("documentEvents",
 				"Server-Sent Events of one document in one era. On connect: `snapshot` (data: version, documentType, data, text, source) and `presence` (data: viewers [{id, name, colour}]); "+
-					"then one `ops` event per accepted write (id = version; data: version, documentType, ops as applied, actor {id, name}), `presence` when watchers come and go, and heartbeat comments every 15 s. "+
+					"then one `ops` event per accepted write (id = version; data: version, documentType, ops as applied, actor {id, name}, and clientId and clientSeq when the request carried them), `presence` when watchers come and go, and heartbeat comments every 15 s. "+
 					"When the document or a folder above it is renamed or moved: `metadata` (id = version; data: kind, document.renamed or document.moved; changedId, the document that was; document {id, name, documentType, parentId, eraId}; folders [{id, name}], the folders it is filed under, outermost first), not replayed on resume. "+
 					"When the document is deleted in this era or one it descends from (or on the main line), a last `deleted` event (no id; data: id, eraId, the era of the delete, \"\" for the main line), then the server closes the stream; reconnecting gets 404. "+
 					"Resuming with Last-Event-ID (or ?lastEventId=) replays exactly the versions after it from the op log; more than 1,000 behind, or ahead, gets a fresh snapshot. Needs Pro or Studio for key and OAuth callers. A user may hold at most 50 event streams open at once, across all their keys, OAuth tokens and sessions; "+
@@ -289,20 +296,26 @@ func OpenAPI() obj {
 			"userId":  str("Set for member.added and member.removed: the member's user id."),
 			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "For member.added and member.removed: the user's role, while they are a member (absent once they are not)."},
 		}, "document", "era", "project", "userId", "role"),
-		"ContentOpsRequest": object(obj{"ops": obj{
-			"type": "array", "minItems": 1, "maxItems": MaxOps, "description": "Operations, applied in order, all or none.",
-			"items": obj{"oneOf": opRefs()},
-		}}),
+		"ContentOpsRequest": object(obj{
+			"ops": obj{
+				"type": "array", "minItems": 1, "maxItems": MaxOps, "description": "Operations, applied in order, all or none.",
+				"items": obj{"oneOf": opRefs()},
+			},
+			"clientId":  clientID,
+			"clientSeq": clientSeq,
+		}, "clientId", "clientSeq"),
 		"OpLog": object(obj{
 			"documentType": str("The document's type."),
 			"version":      integer("The document's current version in the era."),
 			"since":        integer("The version the page starts after."),
 			"items": arrayOf(object(obj{
-				"version": integer("The version this request produced."),
-				"ops":     arrayOf(obj{"type": "object", "description": "An operation as applied."}),
-				"actor":   object(obj{"id": str("The user who made the change.")}),
-				"created": dateTime(),
-			})),
+				"version":   integer("The version this request produced."),
+				"ops":       arrayOf(obj{"type": "object", "description": "An operation as applied."}),
+				"actor":     object(obj{"id": str("The user who made the change.")}),
+				"created":   dateTime(),
+				"clientId":  clientID,
+				"clientSeq": clientSeq,
+			}, "clientId", "clientSeq")),
 			"hasMore": obj{"type": "boolean", "description": "More entries follow: ask again with since = the last version."},
 		}),
 		"ContentOpsResult": object(obj{
@@ -311,7 +324,9 @@ func OpenAPI() obj {
 			"created":      arrayOf(object(obj{"id": str("Id the service assigned (evt-, sec-, pin-…)."), "label": str("Its label or title.")})),
 			"version":      integer("The document's new version."),
 			"ops":          arrayOf(obj{"type": "object", "description": "Each operation as applied: assigned ids filled in, text splices transformed."}),
-		}),
+			"clientId":     clientID,
+			"clientSeq":    clientSeq,
+		}, "clientId", "clientSeq"),
 	}
 	for _, spec := range ops.Catalog() {
 		schemas[opSchemaName(spec.Name)] = opSchema(spec)

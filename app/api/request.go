@@ -1,11 +1,6 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,9 +14,9 @@ import (
 
 // Request limits of the HTTP contract.
 const (
-	MaxBody    = 1 << 20 // bytes
-	MaxOps     = 500     // operations per request
-	MaxNesting = 32      // JSON nesting levels
+	MaxBody    = apierr.MaxBody    // bytes
+	MaxOps     = store.MaxOps      // operations per request
+	MaxNesting = apierr.MaxNesting // JSON nesting levels
 	MaxPerPage = 100
 	DefPerPage = 50
 )
@@ -37,89 +32,10 @@ func handle(fn func(e *core.RequestEvent) error) func(e *core.RequestEvent) erro
 	}
 }
 
-// decode reads a JSON request body into dst: it must be application/json (415), at most
-// MaxBody bytes (413), well-formed (400), nested at most MaxNesting levels (422) and a JSON
-// object whose members dst knows, with the right types (422 invalid_field).
+// decode reads a JSON request body into dst, with the limits of the HTTP contract
+// (apierr.DecodeJSON).
 func decode(e *core.RequestEvent, dst any) error {
-	mt, _, err := mime.ParseMediaType(e.Request.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return apierr.New(http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as JSON with the header Content-Type: application/json")
-	}
-	data, err := io.ReadAll(http.MaxBytesReader(e.Response, e.Request.Body, MaxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return apierr.New(http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than %d bytes (1 MiB); split the work into smaller requests", MaxBody).With("limit", MaxBody)
-		}
-		return apierr.New(http.StatusBadRequest, "malformed_json", "the request body could not be read")
-	}
-	// Depth first: Go's JSON parser gives up past 10,000 levels and would call such a body
-	// malformed.
-	if depth(data) > MaxNesting {
-		return apierr.New(http.StatusUnprocessableEntity, "nesting_too_deep", "the JSON body is nested more than %d levels deep", MaxNesting).With("limit", MaxNesting)
-	}
-	if !json.Valid(data) {
-		return apierr.New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
-	}
-	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
-		return apierr.New(http.StatusUnprocessableEntity, "invalid_field", "the request body must be a JSON object").With("field", "")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return apierr.Field(typeErr.Field, "%q must be %s", typeErr.Field, kind(typeErr.Type.Kind().String()))
-		}
-		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			f = strings.Trim(f, `"`)
-			return apierr.Field(f, "unknown field %q", f)
-		}
-		return apierr.New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
-	}
-	return nil
-}
-
-func kind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "slice", "array":
-		return "an array"
-	case "map", "struct", "ptr":
-		return "an object"
-	case "bool":
-		return "a boolean"
-	}
-	return "a number"
-}
-
-// depth returns the deepest nesting of arrays and objects (brackets outside strings).
-func depth(data []byte) int {
-	max, cur := 0, 0
-	inString, escaped := false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			if escaped {
-				escaped = false
-			} else if c == '\\' {
-				escaped = true
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			cur++
-			if cur > max {
-				max = cur
-			}
-		case c == '}' || c == ']':
-			cur--
-		}
-	}
-	return max
+	return apierr.DecodeJSON(e.Response, e.Request, dst)
 }
 
 // checkName checks a required name member.

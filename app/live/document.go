@@ -29,6 +29,8 @@ type OpsEvent struct {
 	DocumentType string            `json:"documentType"`
 	Ops          []json.RawMessage `json:"ops"`
 	Actor        ActorJSON         `json:"actor"`
+	// The editor that sent the write, as it named itself (store.ContentBody).
+	store.Client
 }
 
 // DeletedEvent is the data of `event: deleted`, the last event of a document stream: the
@@ -135,7 +137,7 @@ func (h *Hub) writeLog(w *streamWriter, d store.Document, eraID string, from, to
 		if en.Version > to {
 			break
 		}
-		ev := OpsEvent{Version: en.Version, DocumentType: d.DocumentType, Ops: en.Ops, Actor: ActorJSON{ID: en.ActorID, Name: h.userName(en.ActorID)}}
+		ev := OpsEvent{Version: en.Version, DocumentType: d.DocumentType, Ops: en.Ops, Actor: ActorJSON{ID: en.ActorID, Name: h.userName(en.ActorID)}, Client: en.Client}
 		w.send("ops", en.Version, mustJSON(ev))
 		last = en.Version
 	}
@@ -178,7 +180,7 @@ func (h *Hub) onChange(c store.Change) {
 	if err := json.Unmarshal(c.Ops, &batch); err != nil {
 		return
 	}
-	ev := OpsEvent{Version: c.Version, DocumentType: c.DocumentType, Ops: batch, Actor: ActorJSON{ID: c.Actor.UserID, Name: c.Actor.Name}}
+	ev := OpsEvent{Version: c.Version, DocumentType: c.DocumentType, Ops: batch, Actor: ActorJSON{ID: c.Actor.UserID, Name: c.Actor.Name}, Client: c.Client}
 	for _, era := range targets {
 		if era == c.EraID || h.inherits(c.WorldID, c.DocumentID, era, c.EraID) {
 			h.publish(prefix+era, "ops", c.Version, ev)

@@ -55,7 +55,7 @@ func prepare(db *sql.DB) (*statements, error) {
 	}{
 		{&st.updateState, "UPDATE OR FAIL document_states SET data = ?, text = ?, version = ?, updated = ? WHERE id = ? AND version = ?"},
 		{&st.insertState, "INSERT OR FAIL INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated) VALUES (?, ?, ?, ?, ?, ?, ?, FALSE, ?)"},
-		{&st.insertOp, "INSERT OR FAIL INTO document_ops (document, era, version, ops, actor, credential, created) VALUES (?, ?, ?, ?, ?, ?, ?)"},
+		{&st.insertOp, "INSERT OR FAIL INTO document_ops (document, era, version, ops, actor, credential, created, client, clientSeq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"},
 		{&st.insertOutbox, "INSERT OR FAIL INTO outbox (kind, world, document, era, subject, created) VALUES (?, ?, ?, ?, ?, ?)"},
 	} {
 		s, err := db.Prepare(p.sql)

@@ -119,6 +119,7 @@ type Change struct {
 	Version      int64
 	Ops          []byte // ops as applied (JSON array), for content changes
 	Actor        Actor
+	Client       Client // the editor that sent a content change, if it said
 }
 
 // OnChange registers fn to be called after every committed change made through this Store.

@@ -19,6 +19,8 @@ type WriteRequest struct {
 	EraID    string
 	Ops      []json.RawMessage
 	Actor    Actor
+	// Client is the editor that sent the write, if it said.
+	Client Client
 }
 
 // WriteResult is what an accepted batch did.
@@ -28,6 +30,7 @@ type WriteResult struct {
 	Created      []ops.Created     `json:"created"`
 	Version      int64             `json:"version"`
 	Ops          []json.RawMessage `json:"ops"`
+	Client
 }
 
 // ApplyOps is the one write path for document content. It applies the batch to the
@@ -117,7 +120,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 				return err
 			}
 		}
-		if _, err := w.exec(w.st.insertOp, d.ID, req.EraID, version, string(applied), req.Actor.UserID, req.Actor.Credential, t); err != nil {
+		if _, err := w.exec(w.st.insertOp, d.ID, req.EraID, version, string(applied), req.Actor.UserID, req.Actor.Credential, t, req.Client.ID, req.Client.Seq); err != nil {
 			return err
 		}
 		var err error
@@ -142,9 +145,9 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	if ops.IsBuiltin(d.DocumentType) {
 		s.states.put(d.ID, &liveState{row: stateRow{ID: rowID, Era: req.EraID, Version: version, ForkedVersion: forked}, doc: res.Doc, data: data})
 	}
-	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: res.Applied}
+	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: res.Applied, Client: req.Client}
 	change := Change{Seq: seq, Kind: "document.content", WorldID: d.WorldID, DocumentID: d.ID, EraID: req.EraID,
-		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor}
+		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor, Client: req.Client}
 	return out, change, nil
 }
 
@@ -199,6 +202,7 @@ type LogEntry struct {
 	Ops     []json.RawMessage `json:"ops"`
 	ActorID string            `json:"actorId"`
 	Created string            `json:"created"`
+	Client
 }
 
 // OpLog returns the batches applied to a document as seen from eraID with a version above
@@ -247,7 +251,7 @@ func (s *Store) opLog(d Document, chain []string, since int64, limit int) ([]Log
 	var out []LogEntry
 	for i := len(segs) - 1; i >= 0; i-- {
 		sg := segs[i]
-		q := "SELECT version, ops, actor, created FROM document_ops WHERE document = {:doc} AND era = {:era} AND version > {:from}"
+		q := "SELECT version, ops, actor, created, client, clientSeq FROM document_ops WHERE document = {:doc} AND era = {:era} AND version > {:from}"
 		p := dbx.Params{"doc": d.ID, "era": sg.era, "from": sg.from}
 		if sg.to >= 0 {
 			q += " AND version <= {:to}"
@@ -261,8 +265,10 @@ func (s *Store) opLog(d Document, chain []string, since int64, limit int) ([]Log
 		var rows []struct {
 			Version int64  `db:"version"`
 			Ops     string `db:"ops"`
-			Actor   string `db:"actor"`
-			Created string `db:"created"`
+			Actor     string `db:"actor"`
+			Created   string `db:"created"`
+			Client    string `db:"client"`
+			ClientSeq int64  `db:"clientSeq"`
 		}
 		if err := s.app.DB().NewQuery(q).Bind(p).All(&rows); err != nil {
 			return nil, fmt.Errorf("store: op log: %w", err)
@@ -272,7 +278,7 @@ func (s *Store) opLog(d Document, chain []string, since int64, limit int) ([]Log
 			if err := json.Unmarshal([]byte(r.Ops), &batch); err != nil {
 				return nil, fmt.Errorf("store: op log v%d of %s: %w", r.Version, d.ID, err)
 			}
-			out = append(out, LogEntry{Version: r.Version, Ops: batch, ActorID: r.Actor, Created: r.Created})
+			out = append(out, LogEntry{Version: r.Version, Ops: batch, ActorID: r.Actor, Created: r.Created, Client: Client{ID: r.Client, Seq: r.ClientSeq}})
 		}
 		if limit > 0 && len(out) >= limit {
 			break

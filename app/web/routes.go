@@ -43,6 +43,8 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.GET("/w/{slug}/search", w.searchWorld)
 	g.GET("/w/{slug}/d/{id}", w.documentPage)
 	g.GET("/w/{slug}/d/{id}/body", w.documentBody)
+	g.POST("/w/{slug}/d/{id}/content", w.applyContentOps)
+	g.POST("/w/{slug}/d/{id}/cursor", w.publishCursor)
 	g.GET("/settings/api-keys", w.apiKeys)
 	g.POST("/settings/api-keys", w.createAPIKey)
 	g.POST("/settings/api-keys/{id}/revoke", w.revokeAPIKey)

@@ -16,8 +16,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/pocketbase/pocketbase/core"
 
+	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/config"
+	"github.com/loreweave/loreweave/app/live"
 	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
@@ -35,6 +37,8 @@ type Web struct {
 	OAuth *auth.OAuth
 	// Search answers the world page's search box.
 	Search search.Searcher
+	// Live relays the editor's cursors to a document's watchers.
+	Live *live.Hub
 
 	crossOrigin *http.CrossOriginProtection
 	signIns     signInLimits
@@ -67,6 +71,9 @@ func (w *Web) middleware(e *core.RequestEvent) error {
 	}
 	if e.Request.Method != http.MethodGet && e.Request.Method != http.MethodHead {
 		if !w.csrfValid(e.Request, token) {
+			if isJSON(e.Request) {
+				return w.jsonError(e, apierr.New(http.StatusForbidden, "csrf_failed", "this request did not carry the page's CSRF token (X-CSRF-Token); reload the page"))
+			}
 			return w.errorPage(e, http.StatusForbidden, "Form expired", "This form could not be accepted (it may have expired or come from another site). Go back, reload the page and try again.")
 		}
 	}
@@ -78,6 +85,11 @@ func (w *Web) middleware(e *core.RequestEvent) error {
 		e.Set(userKey, u)
 	}
 	return e.Next()
+}
+
+// isJSON reports whether a request sends JSON: the editor's writes, which get JSON errors.
+func isJSON(r *http.Request) bool {
+	return strings.HasPrefix(r.Header.Get("Content-Type"), "application/json")
 }
 
 func (w *Web) csrfValid(r *http.Request, cookie string) bool {

@@ -1,0 +1,103 @@
+package apierr
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// Limits of a JSON request body.
+const (
+	MaxBody    = 1 << 20 // bytes
+	MaxNesting = 32      // JSON nesting levels
+)
+
+// DecodeJSON reads a JSON request body into dst, for every surface that takes one (REST,
+// the web editor's writes): it must be application/json (415), at most
+// MaxBody bytes (413), well-formed (400), nested at most MaxNesting levels (422) and a JSON
+// object whose members dst knows, with the right types (422 invalid_field).
+func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return New(http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as JSON with the header Content-Type: application/json")
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return New(http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than %d bytes (1 MiB); split the work into smaller requests", MaxBody).With("limit", MaxBody)
+		}
+		return New(http.StatusBadRequest, "malformed_json", "the request body could not be read")
+	}
+	// Depth first: Go's JSON parser gives up past 10,000 levels and would call such a body
+	// malformed.
+	if depth(data) > MaxNesting {
+		return New(http.StatusUnprocessableEntity, "nesting_too_deep", "the JSON body is nested more than %d levels deep", MaxNesting).With("limit", MaxNesting)
+	}
+	if !json.Valid(data) {
+		return New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
+	}
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return New(http.StatusUnprocessableEntity, "invalid_field", "the request body must be a JSON object").With("field", "")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return Field(typeErr.Field, "%q must be %s", typeErr.Field, kind(typeErr.Type.Kind().String()))
+		}
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			f = strings.Trim(f, `"`)
+			return Field(f, "unknown field %q", f)
+		}
+		return New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
+	}
+	return nil
+}
+
+func kind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	case "bool":
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// depth returns the deepest nesting of arrays and objects (brackets outside strings).
+func depth(data []byte) int {
+	max, cur := 0, 0
+	inString, escaped := false, false
+	for _, c := range data {
+		switch {
+		case inString:
+			if escaped {
+				escaped = false
+			} else if c == '\\' {
+				escaped = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			cur++
+			if cur > max {
+				max = cur
+			}
+		case c == '}' || c == ']':
+			cur--
+		}
+	}
+	return max
+}
