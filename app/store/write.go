@@ -263,8 +263,8 @@ func (s *Store) opLog(d Document, chain []string, since int64, limit int) ([]Log
 			p["limit"] = limit - len(out)
 		}
 		var rows []struct {
-			Version int64  `db:"version"`
-			Ops     string `db:"ops"`
+			Version   int64  `db:"version"`
+			Ops       string `db:"ops"`
 			Actor     string `db:"actor"`
 			Created   string `db:"created"`
 			Client    string `db:"client"`
