@@ -46,13 +46,42 @@ func (s *Store) ApplyOps(req WriteRequest) (WriteResult, error) {
 	}
 
 	unlock := s.locks.lock(d.ID + "/" + req.EraID)
-	res, change, err := s.applyLocked(req, chain)
+	res, done, err := s.alreadyApplied(req)
+	var change Change
+	if err == nil && !done {
+		res, change, err = s.applyLocked(req, chain)
+	}
 	unlock()
 	if err != nil {
 		return WriteResult{}, err
 	}
-	s.publish(change)
+	if !done {
+		s.publish(change)
+	}
 	return res, nil
+}
+
+// alreadyApplied answers a write its client sent before (the same client id and sequence
+// number; the answer was lost to a dropped connection) from the op log, so a retry is not
+// applied twice. Created ids are not repeated: the ops as applied carry them.
+func (s *Store) alreadyApplied(req WriteRequest) (WriteResult, bool, error) {
+	if req.Client.ID == "" || req.Client.Seq == 0 {
+		return WriteResult{}, false, nil
+	}
+	var rows []struct {
+		Version int64  `db:"version"`
+		Ops     string `db:"ops"`
+	}
+	err := s.app.DB().NewQuery("SELECT version, ops FROM document_ops WHERE document = {:doc} AND era = {:era} AND client = {:client} AND clientSeq = {:seq} LIMIT 1").
+		Bind(dbx.Params{"doc": req.Document.ID, "era": req.EraID, "client": req.Client.ID, "seq": req.Client.Seq}).All(&rows)
+	if err != nil || len(rows) == 0 {
+		return WriteResult{}, false, err
+	}
+	var applied []json.RawMessage
+	if err := json.Unmarshal([]byte(rows[0].Ops), &applied); err != nil {
+		return WriteResult{}, false, fmt.Errorf("store: op log v%d of %s: %w", rows[0].Version, req.Document.ID, err)
+	}
+	return WriteResult{DocumentType: req.Document.DocumentType, Applied: len(applied), Created: []ops.Created{}, Version: rows[0].Version, Ops: applied, Client: req.Client}, true, nil
 }
 
 func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Change, error) {

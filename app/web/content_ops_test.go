@@ -46,6 +46,14 @@ func TestEditorContentWrite(t *testing.T) {
 		t.Fatalf("answer = %+v", res)
 	}
 
+	// The same client and sequence number again (a retry after a lost answer) is answered
+	// from the op log, not applied twice.
+	var again struct{ Version int64 }
+	s.Must(editorPost(s, b, token, path+"/content", body), http.StatusOK).JSON(t, &again)
+	if again.Version != 1 {
+		t.Fatalf("a retry answered version %d, want 1", again.Version)
+	}
+
 	// The ops event and the op log both carry the client's id and sequence number.
 	ev, err := stream.NextOf("ops", 5*time.Second)
 	if err != nil {
