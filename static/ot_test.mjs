@@ -208,5 +208,29 @@ for (let seed = 1; CM && seed <= 500; seed++) {
   });
 }
 
+// unmapPos undoes mapPos outside inserted text; diff turns one text into another.
+for (let seed = 1; seed <= 500; seed++) {
+  const rand = rng(200000 + seed), g = gen(rand);
+  const text = g.text(g.int(14));
+  const op = OT.fromSplices(g.edit(text, 1 + g.int(4)));
+  const out = OT.apply(text, op);
+  check(`unmapPos and diff ${seed}`, () => {
+    for (let p = 0; p <= out.length; p++) {
+      const back = OT.unmapPos(op, p);
+      assert.ok(back >= 0 && back <= text.length, `unmapPos ${p} -> ${back}`);
+    }
+    for (let p = 0; p <= text.length; p++) {
+      // Mapped and back, a position lands at or before itself (at the start of what was
+      // deleted before it), never after.
+      const back = OT.unmapPos(op, OT.mapPos(op, p, -1));
+      assert.ok(back <= p, `position ${p} came back as ${back}`);
+    }
+    // With nothing deleted, every position comes back to itself.
+    const ins = OT.fromSplices([{ pos: g.int(text.length + 1), del: 0, ins: "xy" }]);
+    for (let p = 0; p <= text.length; p++) assert.equal(OT.unmapPos(ins, OT.mapPos(ins, p, 1)), p);
+    assert.equal(OT.apply(text, OT.diff(text, out)), out, "diff");
+  });
+}
+
 console.log(`${passed} passed, ${failed} failed`);
 process.exitCode = failed > 0 || passed === 0 ? 1 : 0;

@@ -225,6 +225,41 @@
     return out + pos - base;
   }
 
+  // unmapPos(op, pos) returns where position pos of op's result was in the text op was made
+  // on: a position inside inserted text goes to the insertion point. It tells the server
+  // where a cursor is in text that still carries unacknowledged local edits.
+  function unmapPos(op, pos) {
+    var base = 0, out = 0;
+    for (var i = 0; i < op.length; i++) {
+      var c = op[i];
+      if (isInsert(c)) {
+        if (pos <= out + c.length) return base;
+        out += c.length;
+      } else if (isRetain(c)) {
+        if (pos <= out + c) return base + pos - out;
+        base += c;
+        out += c;
+      } else {
+        if (pos === out) return base; // before the deleted text
+        base -= c;
+      }
+    }
+    return base + pos - out;
+  }
+
+  // diff(a, b) returns an op that turns text a into text b: the common start and end kept,
+  // the middle replaced. It is how an editor that lost track of the history catches up.
+  function diff(a, b) {
+    var start = 0, max = Math.min(a.length, b.length);
+    while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+    var end = 0;
+    while (end < max - start && a.charCodeAt(a.length - 1 - end) === b.charCodeAt(b.length - 1 - end)) end++;
+    // Never cut a surrogate pair.
+    if (start > 0 && splitsPair(a, start)) start--;
+    if (end > 0 && splitsPair(a, a.length - end)) end--;
+    return trim(del(insert(retain([], start), b.slice(start, b.length - end)), a.length - end - start));
+  }
+
   // fromChangeSet(changes) returns the op of a CodeMirror 6 ChangeSet (duck-typed: only
   // iterChanges is used). CodeMirror joins lines with "\n".
   function fromChangeSet(changes) {
@@ -259,6 +294,8 @@
     transformSplices: transformSplices,
     apply: apply,
     mapPos: mapPos,
+    unmapPos: unmapPos,
+    diff: diff,
     fromChangeSet: fromChangeSet,
     toChangeSpec: toChangeSpec,
   };
