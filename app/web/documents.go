@@ -1,6 +1,10 @@
 package web
 
 import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -52,6 +56,13 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	p := page(e, v.Title())
 	p.Theme = world.Theme
 	p.Scripts = []string{static.URL("js/live.js")}
+	if d.DocumentType == "card" && v.Body.Card != nil && store.CanEdit(pl.role) {
+		if v.Editor, err = w.cardEditor(world, d, eraID, p.CSRF); err != nil {
+			return err
+		}
+		p.Scripts = append(p.Scripts, static.URL("vendor/codemirror/codemirror.js"), static.URL("js/ot.js"), static.URL("js/editor.js"))
+		e.Response.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "style-src 'self';", "style-src 'self' 'nonce-"+v.Editor.StyleNonce+"';", 1))
+	}
 	switch d.DocumentType {
 	case "map":
 		p.Styles = []string{static.URL("vendor/leaflet/leaflet.css")}
@@ -181,4 +192,25 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 		b.Folder = &views.FolderView{Description: x.Description, Children: docTree(children, world.Slug, eraID)}
 	}
 	return b, nil
+}
+
+// cardEditor is what the card editor needs: where it writes, and the card it starts from.
+func (w *Web) cardEditor(world store.World, d store.Document, eraID, csrf string) (*views.CardEditorView, error) {
+	c, err := w.Store.Content(d, eraID)
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, 16)
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, fmt.Errorf("web: nonce: %w", err)
+	}
+	page := "/w/" + world.Slug + "/d/" + d.ID
+	return &views.CardEditorView{
+		ContentURL:  page + "/content" + eraQuery(eraID),
+		CursorURL:   page + "/cursor" + eraQuery(eraID),
+		DocumentAPI: "/api/v1/worlds/" + world.ID + "/documents/" + d.ID + eraQuery(eraID),
+		CSRF:        csrf,
+		StyleNonce:  base64.RawStdEncoding.EncodeToString(nonce),
+		Data:        views.CardEditorData{Version: c.Version, Name: d.Name, Data: json.RawMessage(c.Data)},
+	}, nil
 }

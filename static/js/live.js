@@ -453,6 +453,22 @@
     }
   }
 
+  // The card editor (static/js/editor.js) follows its document itself and borrows these.
+  window.LoreLive = {
+    showPresence: showPresence,
+    // refreshCrumbs fetches a document's fragment and puts in its fresh breadcrumbs.
+    refreshCrumbs: function (url) {
+      fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
+        .then(function (res) { if (!res.ok) throw new Error("HTTP " + res.status); return res.text(); })
+        .then(function (html) {
+          var tpl = document.createElement("template");
+          tpl.innerHTML = html;
+          swapCrumbs(tpl.content.querySelector("#doc-crumbs"));
+        })
+        .catch(function () { /* the old trail stays */ });
+    },
+  };
+
   var world = document.querySelector("[data-world-live]");
   if (world) initWorld(world);
   var doc = document.querySelector("[data-doc-live]");
