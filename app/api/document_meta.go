@@ -29,16 +29,7 @@ func (a *API) updateDocument(e *core.RequestEvent) error {
 	if body.Name == nil && body.ParentID == nil {
 		return apierr.Field("name", "send \"name\" and/or \"parentId\" to change")
 	}
-	var ch store.MetaChange
-	if body.Name != nil {
-		n, err := checkName("name", body.Name)
-		if err != nil {
-			return err
-		}
-		ch.Name = &n
-	}
-	ch.ParentID = body.ParentID
-	d, err = a.Store.UpdateDocument(d, era(e), ch, auth.PrincipalOf(e).Actor())
+	d, err = a.Store.UpdateDocument(d, era(e), store.MetaChange{Name: body.Name, ParentID: body.ParentID}, auth.PrincipalOf(e).Actor())
 	if err != nil {
 		return err
 	}

@@ -80,14 +80,15 @@ func (a *API) createDocument(e *core.RequestEvent) error {
 	if err := decode(e, &body); err != nil {
 		return err
 	}
-	n, err := checkName("name", body.Name)
+	n, err := required("name", body.Name)
 	if err != nil {
 		return err
 	}
-	if body.DocumentType == nil {
-		return apierr.Field("documentType", "%q is required", "documentType")
+	docType, err := required("documentType", body.DocumentType)
+	if err != nil {
+		return err
 	}
-	d, err := a.Store.CreateDocument(w.ID, era(e), n, *body.DocumentType, deref(body.ParentID), p.Actor())
+	d, err := a.Store.CreateDocument(w.ID, era(e), n, docType, deref(body.ParentID), p.Actor())
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func (a *API) createEra(e *core.RequestEvent) error {
 	if err := decode(e, &body); err != nil {
 		return err
 	}
-	n, err := checkName("name", body.Name)
+	n, err := required("name", body.Name)
 	if err != nil {
 		return err
 	}

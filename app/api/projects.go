@@ -6,7 +6,6 @@ import (
 
 	"github.com/pocketbase/pocketbase/core"
 
-	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/store"
 )
@@ -43,14 +42,15 @@ func (a *API) createProject(e *core.RequestEvent) error {
 	if err := decode(e, &body); err != nil {
 		return err
 	}
-	n, err := checkName("name", body.Name)
+	n, err := required("name", body.Name)
 	if err != nil {
 		return err
 	}
-	if body.Kind == nil {
-		return apierr.Field("kind", "%q is required", "kind")
+	kind, err := required("kind", body.Kind)
+	if err != nil {
+		return err
 	}
-	p, err := a.Store.CreateProject(w.ID, *body.Kind, n)
+	p, err := a.Store.CreateProject(w.ID, kind, n)
 	if err != nil {
 		return err
 	}

@@ -38,12 +38,14 @@ func decode(e *core.RequestEvent, dst any) error {
 	return apierr.DecodeJSON(e.Response, e.Request, dst)
 }
 
-// checkName checks a required name member.
-func checkName(field string, v *string) (string, error) {
+// required returns a required member's value, or the error for a body that lacks it. What
+// the value may be is the store's to check, so that every surface (API, web, MCP) applies the
+// same rules.
+func required(field string, v *string) (string, error) {
 	if v == nil {
 		return "", apierr.Field(field, "%q is required", field)
 	}
-	return store.CleanName(field, *v)
+	return *v, nil
 }
 
 // page reads ?page= and ?perPage=.

@@ -21,13 +21,20 @@ type MetaChange struct {
 }
 
 // UpdateDocument renames and/or moves a document (metadata is global across eras; eraID is
-// where the caller sees it, for resolving the new parent). A parent must be a folder of the
-// same world visible in the era, and a folder cannot move into itself or its descendants.
+// where the caller sees it, for resolving the new parent). A new name must be 1 to MaxName
+// characters; a parent must be a folder of the same world visible in the era, and a folder
+// cannot move into itself or its descendants.
 func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Actor) (Document, error) {
 	kinds := []string{}
-	if ch.Name != nil && *ch.Name != d.Name {
-		d.Name = *ch.Name
-		kinds = append(kinds, "document.renamed")
+	if ch.Name != nil {
+		name, err := CleanName("name", *ch.Name)
+		if err != nil {
+			return Document{}, err
+		}
+		if name != d.Name {
+			d.Name = name
+			kinds = append(kinds, "document.renamed")
+		}
 	}
 	if ch.ParentID != nil && *ch.ParentID != d.ParentID {
 		if *ch.ParentID != "" {

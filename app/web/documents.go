@@ -55,6 +55,7 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	}
 	p := page(e, v.Title())
 	p.Theme = world.Theme
+	p.Era = eraBanner(pl, mainLineHref(world, d))
 	p.Scripts = []string{static.URL("js/live.js")}
 	if d.DocumentType == "card" && v.Body.Card != nil && store.CanEdit(pl.role) {
 		if v.Editor, err = w.cardEditor(world, d, eraID, p.CSRF); err != nil {
@@ -72,6 +73,15 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 		e.Response.Header().Set("Content-Security-Policy", modelViewerCSP)
 	}
 	return render(e, http.StatusOK, views.DocumentPage(p, v))
+}
+
+// mainLineHref is where a document page's era notice leads back to: the document on the main
+// line when it exists there, else the world.
+func mainLineHref(world store.World, d store.Document) string {
+	if d.EraID == store.MainLine {
+		return documentURL(world.Slug, d.ID, store.MainLine)
+	}
+	return worldURL(world.Slug, store.MainLine)
 }
 
 // documentBody is the HTML fragment of a document's breadcrumbs and body, what documentPage

@@ -43,8 +43,20 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.GET("/w/{slug}/search", w.searchWorld)
 	g.GET("/w/{slug}/d/{id}", w.documentPage)
 	g.GET("/w/{slug}/d/{id}/body", w.documentBody)
+	// The card editor's writes: JSON, with the X-CSRF-Token header.
 	g.POST("/w/{slug}/d/{id}/content", w.applyContentOps)
 	g.POST("/w/{slug}/d/{id}/cursor", w.publishCursor)
+	// Organising a world (editors; every POST passes the CSRF check in middleware). Each
+	// takes ?era= like the REST API: the change is made in the era shown.
+	g.POST("/w/{slug}/documents", w.createDocument)
+	g.GET("/w/{slug}/d/{id}/rename", w.renameDocumentForm)
+	g.POST("/w/{slug}/d/{id}/rename", w.renameDocument)
+	g.GET("/w/{slug}/d/{id}/move", w.moveDocumentForm)
+	g.POST("/w/{slug}/d/{id}/move", w.moveDocument)
+	g.GET("/w/{slug}/d/{id}/delete", w.deleteDocumentForm)
+	g.POST("/w/{slug}/d/{id}/delete", w.deleteDocument)
+	g.POST("/w/{slug}/eras", w.createEra)
+	g.POST("/w/{slug}/projects", w.createProject)
 	g.GET("/settings/api-keys", w.apiKeys)
 	g.POST("/settings/api-keys", w.createAPIKey)
 	g.POST("/settings/api-keys/{id}/revoke", w.revokeAPIKey)

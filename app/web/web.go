@@ -1,7 +1,8 @@
 // Package web serves Loreweave's HTML pages: sign up, sign in, the user's worlds, a world's
 // document tree and each document read-only (both kept live by static/js/live.js over the
-// /api/v1 event streams), account settings. Pages are templ components from views/; every
-// mutating form is CSRF-protected.
+// /api/v1 event streams), the world page's organising forms for editors (world_edit.go),
+// account settings. Pages are templ components from views/; every mutating form is
+// CSRF-protected.
 package web
 
 import (

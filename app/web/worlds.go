@@ -129,11 +129,21 @@ func (w *Web) place(e *core.RequestEvent) (*place, error) {
 // allRows is the page size that reads a whole list at once.
 var allRows = store.Page{Page: 1, PerPage: 10000}
 
+// worldPage shows a world in the era of ?era=; ?in=FOLDER files the new document form's
+// document in that folder.
 func (w *Web) worldPage(e *core.RequestEvent) error {
 	pl, err := w.place(e)
 	if pl == nil {
 		return err
 	}
+	return w.renderWorld(e, pl, http.StatusOK, func(ed *views.WorldEdit) {
+		ed.NewDocument.ParentID = e.Request.URL.Query().Get("in")
+	})
+}
+
+// renderWorld writes the world page of pl; forms, when not nil, sets an editor's forms'
+// state (what was typed and why it was refused).
+func (w *Web) renderWorld(e *core.RequestEvent, pl *place, status int, forms func(*views.WorldEdit)) error {
 	world, role, eraID, eraName, chain := pl.world, pl.role, pl.eraID, pl.eraName, pl.chain
 	// The outbox head is read before the lists: the page's stream resumes from it, so a change
 	// committed in between is replayed (the script ignores what it already shows).
@@ -169,8 +179,18 @@ func (w *Web) worldPage(e *core.RequestEvent) error {
 	}
 	p := page(e, world.Name)
 	p.Theme = world.Theme
+	p.Era = eraBanner(pl, worldURL(world.Slug, store.MainLine))
 	p.Scripts = []string{static.URL("js/live.js")}
-	return render(e, http.StatusOK, views.WorldPage(p, v))
+	if store.CanEdit(role) {
+		if v.Edit, err = w.worldEdit(pl, v.Tree); err != nil {
+			return err
+		}
+		if forms != nil {
+			forms(v.Edit)
+		}
+		p.Scripts = append(p.Scripts, static.URL("js/organise.js"))
+	}
+	return render(e, status, views.WorldPage(p, v))
 }
 
 // worldURL is a world's page in an era ("" = the main line).
