@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -322,4 +323,24 @@ func TestBrowserLivePages(t *testing.T) {
 		do(t, ctx, chromedp.KeyEvent(kb.Escape))
 		waitJS(t, ctx, "escape returns to the box", `document.activeElement === document.querySelector('[data-testid="search-input"]')`)
 	})
+}
+
+// look checks that the page does not scroll sideways and, with LOREWEAVE_SCREENSHOTS set to
+// a directory, saves a screenshot of it there as name.png, to look at.
+func look(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if wide := eval[bool](t, ctx, `document.documentElement.scrollWidth > window.innerWidth`); wide {
+		t.Errorf("%s: the page scrolls sideways (%d px wide in %d)", name, eval[int](t, ctx, `document.documentElement.scrollWidth`), eval[int](t, ctx, `window.innerWidth`))
+	}
+	dir := os.Getenv("LOREWEAVE_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

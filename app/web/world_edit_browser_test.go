@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -238,23 +236,7 @@ func TestBrowserOrganiseLayout(t *testing.T) {
 		eras[x.Slug] = w.era(t, "The Second Age after the Sundering")
 		s.AddMember(ann, x.ID, vic, "viewer")
 	}
-	dir := os.Getenv("LOREWEAVE_SCREENSHOTS")
-	look := func(name string) {
-		t.Helper()
-		if wide := eval[bool](t, ctx, `document.documentElement.scrollWidth > window.innerWidth`); wide {
-			t.Errorf("%s: the page scrolls sideways (%d px wide in %d)", name, eval[int](t, ctx, `document.documentElement.scrollWidth`), eval[int](t, ctx, `window.innerWidth`))
-		}
-		if dir == "" {
-			return
-		}
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	look := func(name string) { t.Helper(); look(t, ctx, name) }
 
 	signInTo(t, ctx, s, ann, "/w/"+light.Slug, `#new-doc-name`)
 	for _, width := range []int64{1366, 390} {

@@ -240,9 +240,9 @@
   function propertyRow(key) {
     var tr = el("tr", { "data-testid": "property" });
     tr.dataset.key = key;
-    var k = el("input", { className: "prop-key", "aria-label": "Property name", maxlength: "200" });
-    var v = el("input", { className: "prop-value", "aria-label": "Value of " + key, maxlength: "5000" });
-    var rm = el("button", { type: "button", className: "secondary icon", "aria-label": "Remove property " + key, text: "Remove" });
+    var k = el("input", { type: "text", className: "prop-key", "aria-label": "Property name", maxlength: "200" });
+    var v = el("input", { type: "text", className: "prop-value", "aria-label": "Value of " + key, maxlength: "5000" });
+    var rm = el("button", { type: "button", className: "secondary small", "aria-label": "Remove property " + key, text: "Remove" });
     trackDirty(k);
     trackDirty(v);
     k.addEventListener("change", function () {
@@ -375,7 +375,7 @@
     var sec = { id: s.id, title: s.title, base: s.body, inflight: null, inflightSeq: 0, pending: null,
       timer: 0, recent: [], recentFrom: version, err: "" };
     var li = el("li", { className: "section-editor card", "data-testid": "section-editor", "data-id": s.id });
-    var title = el("input", { className: "section-title", "aria-label": "Section title", maxlength: "500", "data-testid": "section-title-input" });
+    var title = el("input", { type: "text", className: "section-title", "aria-label": "Section title", maxlength: "500", "data-testid": "section-title-input" });
     title.value = s.title;
     trackDirty(title);
     title.addEventListener("change", function () {
@@ -386,11 +386,12 @@
       write([{ op: "card.updateSection", id: sec.id, title: v }], function (r) { showError(li, r.ok ? "" : errorText(r)); });
     });
     title.addEventListener("keydown", function (ev) {
-      if (ev.key === "Enter") { ev.preventDefault(); title.blur(); sec.view.focus(); }
+      // Enter goes on to the text (after this key's own events, which stay with the title).
+      if (ev.key === "Enter") { ev.preventDefault(); setTimeout(function () { sec.view.focus(); }, 0); }
     });
     var handle = el("span", { className: "drag-handle", "aria-hidden": "true", title: "Drag to move", text: "⠿" });
-    var up = el("button", { type: "button", className: "secondary icon", "data-testid": "section-up", text: "↑" });
-    var down = el("button", { type: "button", className: "secondary icon", "data-testid": "section-down", text: "↓" });
+    var up = el("button", { type: "button", className: "secondary small", "data-testid": "section-up", text: "↑" });
+    var down = el("button", { type: "button", className: "secondary small", "data-testid": "section-down", text: "↓" });
     var preview = el("button", { type: "button", className: "secondary", "aria-pressed": "false", "data-testid": "section-preview", text: "Preview" });
     var remove = el("button", { type: "button", className: "danger", "data-testid": "section-remove", text: "Remove" });
     up.addEventListener("click", function () { moveSection(sec, -1); });
