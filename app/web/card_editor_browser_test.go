@@ -1,10 +1,17 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/chromedp/chromedp"
 
@@ -119,4 +126,167 @@ func TestBrowserCardEditorLayout(t *testing.T) {
 			look(t, ctx, fmt.Sprintf("card-editor-%s-%d", theme, width))
 		}
 	}
+}
+
+// typistJS types into the first section of the card editor, as a person would with the
+// keyboard (through CodeMirror's input path): `count` keystrokes at random places, each
+// either a character (letters, accents, emoji, an astral musical sign, Enter) or a
+// Backspace/Delete over up to three characters, with a unique marker character in every
+// insert. It resolves to the markers it inserted and the markers it deleted (ones it saw).
+const typistJS = `(async (seed, count, markerBase) => {
+	let s = seed >>> 0;
+	const rnd = n => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s % n; };
+	const view = CM.EditorView.findFromDOM(document.querySelector('[data-testid="section-body-editor"] .cm-editor'));
+	const fillers = ["a", "e", "é", "😀", "𝄞", "\n", " ", "ß"];
+	const isMarker = c => { const p = c.codePointAt(0); return p >= markerBase && p < markerBase + 0x4000; };
+	const inserted = [], deleted = [];
+	let next = 0;
+	for (let i = 0; i < count; i++) {
+		const doc = view.state.doc.toString();
+		// Positions between characters (never inside a surrogate pair).
+		const bounds = [0];
+		for (let j = 0; j < doc.length;) { j += doc.codePointAt(j) > 0xFFFF ? 2 : 1; bounds.push(j); }
+		const at = bounds[rnd(bounds.length)];
+		if (rnd(3) === 0 && bounds.length > 1) {
+			const k = bounds.indexOf(at), n = 1 + rnd(3);
+			const from = bounds[Math.max(0, k - n)], to = at;
+			if (from < to) {
+				for (const c of doc.slice(from, to)) if (isMarker(c)) deleted.push(c);
+				view.dispatch({ changes: { from, to }, selection: { anchor: from }, userEvent: "delete.backward", scrollIntoView: true });
+			}
+		} else {
+			const m = String.fromCodePoint(markerBase + next++);
+			inserted.push(m);
+			const text = (rnd(2) ? fillers[rnd(fillers.length)] : "") + m;
+			view.dispatch({ changes: { from: at, insert: text }, selection: { anchor: at + text.length }, userEvent: "input.type", scrollIntoView: true });
+		}
+		await new Promise(r => setTimeout(r, 2 + rnd(20)));
+	}
+	return { inserted, deleted };
+})`
+
+type typistResult struct {
+	Inserted []string
+	Deleted  []string
+}
+
+// TestBrowserConvergence has two people in two browsers and a script on the API type into
+// the same section at once, deleting across each other's text; then every copy must hold
+// the same text, with every character someone typed and nobody who saw it deleted.
+func TestBrowserConvergence(t *testing.T) {
+	s := apptest.Start(t)
+	ann, bob := s.NewUser("Ann Author"), s.NewUser("Bob Builder")
+	w := newWorld(t, s, ann, "Tidewater")
+	s.AddMember(ann, w.ID, bob, "editor")
+	card := w.doc(t, "Vharn", "card", "", "")
+	var added struct{ Created []struct{ ID string } }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card+"/content", map[string]any{"ops": []any{
+		map[string]any{"op": "card.addSection", "title": "Notes", "body": "Shared notes.\n"}}}), http.StatusOK).JSON(t, &added)
+	sec := added.Created[0].ID
+	path := "/w/" + w.Slug + "/d/" + card
+
+	ctxA, ctxB := browser(t), browser(t)
+	signInTo(t, ctxA, s, ann, path, `[data-testid="card-editor"] .cm-content`)
+	signInTo(t, ctxB, s, bob, path, `[data-testid="card-editor"] .cm-content`)
+	for _, ctx := range []context.Context{ctxA, ctxB} {
+		waitJS(t, ctx, "saved state", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
+	}
+
+	const keystrokes = 320
+	results := make([]typistResult, 2)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i, ctx := range []context.Context{ctxA, ctxB} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = chromedp.Run(ctx, chromedp.Evaluate[typistResult](fmt.Sprintf("%s(%d, %d, %d)", typistJS, 17+i, keystrokes, 0x4E00+0x4000*i), chromedp.EvalAwaitPromise))
+		}()
+	}
+	// The API writer: reads, edits what it read, sends with that version.
+	var apiInserted, apiDeleted []string
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r := rand.New(rand.NewPCG(5, 9))
+		for n := 0; n < keystrokes; n++ {
+			var doc struct {
+				Version int64
+				Content struct {
+					Data struct{ Sections []struct{ Body string } }
+				}
+			}
+			if err := json.Unmarshal(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card).Body, &doc); err != nil || len(doc.Content.Data.Sections) == 0 {
+				errs[2] = fmt.Errorf("API read: %v", err)
+				return
+			}
+			version := doc.Version
+			body := []rune(doc.Content.Data.Sections[0].Body)
+			units := func(rs []rune) int { return len(utf16.Encode(rs)) }
+			at := r.IntN(len(body) + 1)
+			var sp map[string]any
+			if r.IntN(3) == 0 && at > 0 {
+				from := max(0, at-1-r.IntN(3))
+				for _, c := range body[from:at] {
+					if c >= 0x20000 && c < 0x24000 {
+						apiDeleted = append(apiDeleted, string(c))
+					}
+				}
+				sp = map[string]any{"pos": units(body[:from]), "del": units(body[from:at]), "ins": ""}
+			} else {
+				m := string(rune(0x20000 + n))
+				apiInserted = append(apiInserted, m)
+				sp = map[string]any{"pos": units(body[:at]), "del": 0, "ins": "·" + m}
+			}
+			res := s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card+"/content", map[string]any{"ops": []any{
+				map[string]any{"op": "card.editSectionText", "id": sec, "baseVersion": version, "splices": []any{sp}}}})
+			if res.Status != http.StatusOK {
+				errs[2] = fmt.Errorf("API write: %d %s", res.Status, res.Body)
+				return
+			}
+			time.Sleep(time.Duration(r.IntN(12)) * time.Millisecond)
+		}
+	}()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Within a few seconds everyone holds the same text.
+	var final string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, _ := cardData(t, s, ann.Key, w.ID, card)
+		final = data.Sections[0].Body
+		a := eval[string](t, ctxA, `CM.EditorView.findFromDOM(document.querySelector('[data-testid="section-body-editor"] .cm-editor')).state.doc.toString()`)
+		b := eval[string](t, ctxB, `CM.EditorView.findFromDOM(document.querySelector('[data-testid="section-body-editor"] .cm-editor')).state.doc.toString()`)
+		saved := eval[bool](t, ctxA, `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`) &&
+			eval[bool](t, ctxB, `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
+		if a == final && b == final && saved {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the copies differ after 10 s:\nAPI %q\nAnn %q\nBob %q", final, a, b)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// Every marker typed is there exactly once, unless someone who saw it deleted it.
+	deleted := map[string]bool{}
+	for _, m := range append(append(results[0].Deleted, results[1].Deleted...), apiDeleted...) {
+		deleted[m] = true
+	}
+	for _, m := range append(append(results[0].Inserted, results[1].Inserted...), apiInserted...) {
+		n := strings.Count(final, m)
+		if deleted[m] && n != 0 || !deleted[m] && n != 1 {
+			t.Fatalf("marker %q appears %d times (deleted: %v) in %q", m, n, deleted[m], final)
+		}
+	}
+	if len(results[0].Inserted) < 150 || len(results[1].Inserted) < 150 {
+		t.Fatalf("too few inserts: %d, %d", len(results[0].Inserted), len(results[1].Inserted))
+	}
+	t.Logf("converged on %d characters; %d+%d+%d markers typed, %d deleted", utf8.RuneCountInString(final),
+		len(results[0].Inserted), len(results[1].Inserted), len(apiInserted), len(deleted))
 }
