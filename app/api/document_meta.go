@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -79,8 +80,16 @@ type CredentialActor struct {
 	ID string `json:"id"`
 }
 
+// MaxOpLogPageBytes bounds a page of the op log by the size of its entries' ops (as stored),
+// as ?limit= bounds it by count: a page holds no more than the largest document
+// (store.MaxDocumentBytes), except one entry larger than that alone.
+const MaxOpLogPageBytes = 4 << 20
+
+// errPageFull ends the op-log scan of a full page.
+var errPageFull = errors.New("api: op log page full")
+
 // opLog returns the accepted requests after ?since= (default 0), oldest first, at most
-// ?limit= (default 100, at most 1000).
+// ?limit= (default 100, at most 1000) and MaxOpLogPageBytes of them.
 func (a *API) opLog(e *core.RequestEvent) error {
 	_, d, err := a.document(e, auth.ReadContent)
 	if err != nil {
@@ -106,21 +115,23 @@ func (a *API) opLog(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	entries, err := a.Store.OpLog(d, era(e), since, limit+1)
-	if err != nil {
-		return err
-	}
 	out := OpLogJSON{DocumentType: d.DocumentType, Version: c.Version, Since: since, Items: []OpLogItemJSON{}}
-	for i, en := range entries {
-		if i == limit {
+	size := 0
+	err = a.Store.ScanOpLog(d, era(e), since, c.Version, func(en store.LogEntry) error {
+		if n := len(out.Items); n > 0 && (n == limit || size+en.Size > MaxOpLogPageBytes) {
 			out.HasMore = true
-			break
+			return errPageFull
 		}
 		ops := make([]any, len(en.Ops))
 		for j, op := range en.Ops {
 			ops[j] = op
 		}
 		out.Items = append(out.Items, OpLogItemJSON{Version: en.Version, Ops: ops, Actor: CredentialActor{ID: en.ActorID}, Created: apiTime(en.Created)})
+		size += en.Size
+		return nil
+	})
+	if err != nil && !errors.Is(err, errPageFull) {
+		return err
 	}
 	return e.JSON(http.StatusOK, out)
 }

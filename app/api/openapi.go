@@ -185,9 +185,11 @@ func OpenAPI() obj {
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}/ops": obj{
 			"parameters": []obj{worldParam, docParam},
-			"get": withParams(operation("getOpLog", "The document's op log in the era: each accepted request after ?since=, oldest first, with its ops as applied. Needs Pro or Studio for key and OAuth callers.", "200", ref("OpLog"), "403", "404", "422"),
+			"get": withParams(operation("getOpLog", "The document's op log in the era: each accepted request after ?since=, oldest first, with its ops as applied. "+
+				"A page holds at most ?limit= entries and at most 4 MiB of ops (one entry at least); hasMore says more follow. "+
+				"Needs Pro or Studio for key and OAuth callers.", "200", ref("OpLog"), "403", "404", "422"),
 				queryParam("since", "Return versions after this one (default 0).", obj{"type": "integer", "minimum": 0}),
-				queryParam("limit", "At most this many entries (default 100, at most 1000).", obj{"type": "integer", "minimum": 1, "maximum": 1000}), eraQuery),
+				queryParam("limit", "At most this many entries (default 100, at most 1000); a page also stops before its ops pass 4 MiB.", obj{"type": "integer", "minimum": 1, "maximum": 1000}), eraQuery),
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}/content": obj{
 			"parameters": []obj{worldParam, docParam},
@@ -303,7 +305,7 @@ func OpenAPI() obj {
 				"actor":   object(obj{"id": str("The user who made the change.")}),
 				"created": dateTime(),
 			})),
-			"hasMore": obj{"type": "boolean", "description": "More entries follow: ask again with since = the last version."},
+			"hasMore": obj{"type": "boolean", "description": "More entries follow (the page reached ?limit= or 4 MiB of ops): ask again with since = the last version."},
 		}),
 		"ContentOpsResult": object(obj{
 			"documentType": str("The document's type."),
