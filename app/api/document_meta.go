@@ -60,11 +60,17 @@ func (a *API) deleteDocument(e *core.RequestEvent) error {
 
 // OpLogJSON is a page of a document's op log.
 type OpLogJSON struct {
-	DocumentType string          `json:"documentType"`
-	Version      int64           `json:"version"`
-	Since        int64           `json:"since"`
-	Items        []OpLogItemJSON `json:"items"`
-	HasMore      bool            `json:"hasMore"`
+	DocumentType string `json:"documentType"`
+	Version      int64  `json:"version"`
+	Since        int64  `json:"since"`
+	// OldestVersion is the oldest version the op log still holds: it holds every version
+	// from there up to Version (store.OpLogKeepVersions).
+	OldestVersion int64 `json:"oldestVersion"`
+	// Truncated is true when versions after Since are no longer held: the page starts at
+	// OldestVersion instead.
+	Truncated bool            `json:"truncated"`
+	Items     []OpLogItemJSON `json:"items"`
+	HasMore   bool            `json:"hasMore"`
 }
 
 // OpLogItemJSON is one accepted request in the op log.
@@ -89,7 +95,8 @@ const MaxOpLogPageBytes = 4 << 20
 var errPageFull = errors.New("api: op log page full")
 
 // opLog returns the accepted requests after ?since= (default 0), oldest first, at most
-// ?limit= (default 100, at most 1000) and MaxOpLogPageBytes of them.
+// ?limit= (default 100, at most 1000) and MaxOpLogPageBytes of them. When the versions after
+// since are no longer kept, the page starts at the oldest version kept and says so.
 func (a *API) opLog(e *core.RequestEvent) error {
 	_, d, err := a.document(e, auth.ReadContent)
 	if err != nil {
@@ -115,12 +122,22 @@ func (a *API) opLog(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	out := OpLogJSON{DocumentType: d.DocumentType, Version: c.Version, Since: since, Items: []OpLogItemJSON{}}
+	kept, err := a.Store.OpLogSpan(d, era(e), 0, c.Version)
+	if err != nil {
+		return err
+	}
+	start := max(since, kept.Oldest-1)
+	out := OpLogJSON{DocumentType: d.DocumentType, Version: c.Version, Since: since, OldestVersion: kept.Oldest, Truncated: start > since, Items: []OpLogItemJSON{}}
 	size := 0
-	err = a.Store.ScanOpLog(d, era(e), since, c.Version, func(en store.LogEntry) error {
-		if n := len(out.Items); n > 0 && (n == limit || size+en.Size > MaxOpLogPageBytes) {
+	err = a.Store.ScanOpLog(d, era(e), start, c.Version, func(en store.LogEntry) error {
+		if n := len(out.Items); n > 0 && (n == limit || size+en.Size > MaxOpLogPageBytes || en.Version != out.Items[n-1].Version+1) {
+			// Full, or a gap: entries went while the page was read, and the next page
+			// starts at the oldest version kept.
 			out.HasMore = true
 			return errPageFull
+		}
+		if len(out.Items) == 0 && en.Version > start+1 { // as above, before the first entry
+			out.OldestVersion, out.Truncated = en.Version, true
 		}
 		ops := make([]any, len(en.Ops))
 		for j, op := range en.Ops {

@@ -9,14 +9,17 @@ import (
 
 	"github.com/loreweave/loreweave/app/api"
 	"github.com/loreweave/loreweave/app/apptest"
+	"github.com/loreweave/loreweave/app/store"
 )
 
 // opLogPage is a page of GET …/ops as a test reads it.
 type opLogPage struct {
-	Version int
-	Since   int
-	HasMore bool
-	Items   []struct {
+	Version       int
+	Since         int
+	OldestVersion int
+	Truncated     bool
+	HasMore       bool
+	Items         []struct {
 		Version int
 		Ops     []json.RawMessage
 	}
@@ -113,6 +116,9 @@ func TestOpLogPagesAreBoundedInBytes(t *testing.T) {
 	}
 	next := 1
 	for _, p := range pages {
+		if p.Truncated || p.OldestVersion != 1 {
+			t.Fatalf("nothing was compacted, yet a page says truncated=%v oldestVersion=%d", p.Truncated, p.OldestVersion)
+		}
 		for _, it := range p.Items {
 			if it.Version != next {
 				t.Fatalf("paging: version %d, want %d", it.Version, next)
@@ -123,4 +129,58 @@ func TestOpLogPagesAreBoundedInBytes(t *testing.T) {
 	if next != f.version+1 {
 		t.Fatalf("paging ended before version %d, want %d", next, f.version+1)
 	}
+}
+
+// The op log keeps the newest 16 MiB of each document's history (in each era): older
+// entries are deleted as new ones come. A page that starts before what is kept starts at the
+// oldest kept version and says so; a stream resuming from there gets a snapshot; an edit
+// based on a version whose changes are gone is stale.
+func TestOpLogIsCompacted(t *testing.T) {
+	f := bigHistory(t, start(t), 24) // about 24 MB
+
+	var rows, oldest, newest int
+	var bytes int64
+	if err := f.s.PB.DB().NewQuery("SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(ops AS BLOB))), 0), COALESCE(MIN(version), 0), COALESCE(MAX(version), 0) FROM document_ops WHERE document = '"+f.card+"'").
+		Row(&rows, &bytes, &oldest, &newest); err != nil {
+		t.Fatal(err)
+	}
+	if bytes > store.OpLogKeepBytes+1<<20 || newest != f.version || rows != newest-oldest+1 || oldest <= 2 {
+		t.Fatalf("op log of %d versions (about 24 MB): %d rows, %d..%d, %.1f MiB; want the newest up to 16 MiB (plus one entry)",
+			f.version, rows, oldest, newest, float64(bytes)/(1<<20))
+	}
+
+	pages := f.readLog(t, 0)
+	first := pages[0]
+	if !first.Truncated || first.OldestVersion != oldest || len(first.Items) == 0 || first.Items[0].Version != oldest {
+		t.Fatalf("page from 0: truncated=%v oldestVersion=%d first item %+v, want truncated from %d", first.Truncated, first.OldestVersion, first.Items, oldest)
+	}
+	last := pages[len(pages)-1]
+	if last.Items[len(last.Items)-1].Version != f.version {
+		t.Fatalf("paging on from the oldest kept version did not reach %d", f.version)
+	}
+	var p opLogPage
+	f.s.Must(f.s.Get(f.ann.Key, f.path()+"/ops?limit=1&since="+strconv.Itoa(oldest-1)), http.StatusOK).JSON(t, &p)
+	if p.Truncated || p.Items[0].Version != oldest {
+		t.Fatalf("page from the oldest kept version: %+v", p)
+	}
+
+	st := f.s.StreamRequest(f.path()+"/events", http.Header{"Authorization": {"Bearer " + f.ann.Key}, "Last-Event-ID": {"1"}}, nil)
+	if ev := st.Expect(t, ""); ev.Event != "snapshot" || ev.ID != strconv.Itoa(f.version) {
+		t.Fatalf("resume from a compacted version: %s %s, want a snapshot", ev.Event, ev.ID)
+	}
+
+	var card struct {
+		Content struct {
+			Data struct{ Sections []struct{ ID string } }
+		}
+	}
+	f.s.Must(f.s.Get(f.ann.Key, f.path()), http.StatusOK).JSON(t, &card)
+	edit := func(base int) map[string]any {
+		return ops(map[string]any{"op": "card.editSectionText", "id": card.Content.Data.Sections[0].ID, "baseVersion": base,
+			"splices": []any{map[string]any{"pos": 0, "del": 0, "ins": "Once "}}})
+	}
+	if res := f.s.Post(f.ann.Key, f.path()+"/content", edit(1)); res.Status != http.StatusUnprocessableEntity || res.ErrorCode() != "stale_base_version" {
+		t.Fatalf("edit based on a compacted version: %d %s", res.Status, res.Body)
+	}
+	f.s.Must(f.s.Post(f.ann.Key, f.path()+"/content", edit(f.version-1)), http.StatusOK)
 }

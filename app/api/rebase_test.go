@@ -9,7 +9,8 @@ import (
 )
 
 // An editSectionText whose rebase would read more than 16 MiB of op log is refused as stale
-// (the client re-reads and edits again) instead of loading it all while holding the lock.
+// (the client re-reads and edits again) instead of loading it all while holding the lock;
+// the op log no longer keeps that much (store.OpLogKeepBytes) in any case.
 func TestRebaseOverAHugeHistoryIsStale(t *testing.T) {
 	s := start(t)
 	ann := s.NewUser("Ann")

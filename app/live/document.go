@@ -125,7 +125,8 @@ func (h *Hub) catchUp(w *streamWriter, d store.Document, eraID string, from, to 
 			if !errors.Is(err, errLogGap) {
 				return reached, err
 			}
-			// Entries went missing while they were read: the snapshot holds them.
+			// Entries went (a write trimmed the op log) while they were read: the snapshot
+			// holds them.
 		}
 	}
 	c, err := h.store.Content(d, eraID)

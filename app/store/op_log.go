@@ -7,6 +7,27 @@ import (
 	"fmt"
 
 	"github.com/pocketbase/dbx"
+
+	"github.com/loreweave/loreweave/ops"
+)
+
+// The op log's bound. A document keeps, in each era, only its newest op-log entries: at most
+// OpLogKeepVersions of them, and only those with less than OpLogKeepBytes of entries after
+// them (so at most that plus one entry, about a request body). The write that pushes older
+// entries out deletes them in its own transaction, so one document cannot grow its history
+// without limit, however many writes it takes. Entries written before this bound existed go
+// at the document's next write in that era.
+//
+// The bound is what an edit can be rebased over (ops.MaxRebase versions, and no more than
+// OpLogKeepBytes of changes), and more than a stream resume replays. A request for versions
+// that are gone gets a snapshot (event streams), a page that starts at the oldest version
+// kept and says so (GET …/ops), or stale_base_version (an edit based on such a version).
+// An era sees its parent's entries up to where it forked, as long as the parent keeps them.
+const (
+	// OpLogKeepVersions is how many versions of a document an era's op log keeps.
+	OpLogKeepVersions = ops.MaxRebase
+	// OpLogKeepBytes is about how many bytes of entries an era's op log keeps of a document.
+	OpLogKeepBytes = 16 << 20
 )
 
 // LogEntry is one accepted batch in a document's op log.
@@ -24,8 +45,8 @@ type LogEntry struct {
 type LogSpan struct {
 	Since, To int64
 	// Oldest starts the run of versions the log holds without a gap up to To: Since+1 when it
-	// holds them all, To+1 when it holds none. Versions after Since and before Oldest are
-	// missing.
+	// holds them all, To+1 when it holds none. Versions after Since and before Oldest were
+	// deleted (see OpLogKeepVersions).
 	Oldest int64
 	// Bytes is the size of the entries from Oldest to To, as stored.
 	Bytes int64
@@ -45,7 +66,7 @@ func (s *Store) OpLogSpan(d Document, eraID string, since, to int64) (LogSpan, e
 }
 
 // ScanOpLog calls fn with each entry the op log holds of versions (since, to] of a document
-// as seen from eraID, oldest first, skipping versions that are missing. It reads
+// as seen from eraID, oldest first, skipping versions that are no longer kept. It reads
 // about scanChunkBytes of entries at a time and holds no database connection while fn runs,
 // so fn may write to a slow client. An error from fn ends the scan and is returned as is.
 func (s *Store) ScanOpLog(d Document, eraID string, since, to int64, fn func(LogEntry) error) error {
@@ -211,13 +232,42 @@ func (s *Store) opLogChunk(docID string, sg segment, from int64) (chunk []opLogR
 	return chunk, false, nil
 }
 
-// appendOp adds a write's entry to the op log, with the running total of its era's entries.
+// appendOp adds a write's entry to the op log, then deletes the entries of the same document
+// and era that fall out of the op log's bound (see OpLogKeepVersions).
 func (w *writeTx) appendOp(docID, era string, version int64, ops []byte, actor, credential, created string) error {
-	var total int64 // of the era's previous entry
+	var total int64 // of the era's previous entry, which is always kept
 	if err := w.tx.Stmt(w.st.opTotal).QueryRow(docID, era, version-1).Scan(&total); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("store: op log total of %s: %w", docID, err)
 	}
 	total += int64(len(ops))
-	_, err := w.exec(w.st.insertOp, docID, era, version, total, string(ops), actor, credential, created)
-	return err
+	if _, err := w.exec(w.st.insertOp, docID, era, version, total, string(ops), actor, credential, created); err != nil {
+		return err
+	}
+	// The entries to delete are the oldest ones: read from the oldest on, up to the first
+	// entry kept (usually the first one read).
+	cut := version - OpLogKeepVersions
+	rows, err := w.tx.Stmt(w.st.opsAfter).Query(docID, era, cut)
+	if err != nil {
+		return fmt.Errorf("store: trim op log of %s: %w", docID, err)
+	}
+	for rows.Next() {
+		var v, t int64
+		if err := rows.Scan(&v, &t); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: trim op log of %s: %w", docID, err)
+		}
+		if total-t < OpLogKeepBytes {
+			break
+		}
+		cut = v
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return fmt.Errorf("store: trim op log of %s: %w", docID, err)
+	}
+	if cut > 0 {
+		if _, err := w.exec(w.st.trimOps, docID, era, cut); err != nil {
+			return fmt.Errorf("store: trim op log of %s: %w", docID, err)
+		}
+	}
+	return nil
 }

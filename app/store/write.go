@@ -164,18 +164,18 @@ func (s *Store) opsEnv(d Document, eraID string, chain []string, version int64) 
 			return err == nil
 		},
 		History: func(since int64) ([]ops.Batch, error) {
-			// Rebasing reads every batch since; a history too large to read, or incomplete,
-			// is refused (stale_base_version: the client re-reads and edits again) rather
-			// than loaded.
+			// Rebasing reads every batch since; a history too large to read, or no longer
+			// kept, is refused (stale_base_version: the client re-reads and edits again)
+			// rather than loaded.
 			span, err := s.opLogSpan(d, chain, since, version)
 			if err != nil {
 				return nil, err
 			}
 			if !span.Complete() {
-				return nil, fmt.Errorf("the op log does not hold every change after version %d", since)
+				return nil, fmt.Errorf("the op log no longer holds the changes after version %d: it keeps a document's newest %d versions and %d MiB", since, OpLogKeepVersions, OpLogKeepBytes>>20)
 			}
-			if span.Bytes > maxRebaseBytes {
-				return nil, fmt.Errorf("the changes since version %d are %d MiB, more than the %d MiB an edit can be rebased over", since, span.Bytes>>20, maxRebaseBytes>>20)
+			if span.Bytes > OpLogKeepBytes {
+				return nil, fmt.Errorf("the changes since version %d are %d MiB, more than the %d MiB an edit can be rebased over", since, span.Bytes>>20, OpLogKeepBytes>>20)
 			}
 			var out []ops.Batch
 			err = s.scanOpLog(d, chain, since, version, func(e LogEntry) error {
@@ -186,10 +186,6 @@ func (s *Store) opsEnv(d Document, eraID string, chain []string, version int64) 
 		},
 	}
 }
-
-// maxRebaseBytes bounds the op log an editSectionText is rebased over (ops.MaxRebase bounds
-// the versions; each may be up to a request body in size).
-const maxRebaseBytes = 16 << 20
 
 // jsonArray joins compact JSON values (ops.Apply's output) into an array without
 // re-validating them, as json.Marshal of []json.RawMessage would.
