@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/ops"
 )
 
@@ -48,6 +49,7 @@ func start(t *testing.T, bin, dir string) (*exec.Cmd, string) {
 // (status 0) with the same guarantees.
 func TestCrashSafety(t *testing.T) {
 	kills := 20
+	const terms = 3
 	if v, err := strconv.Atoi(os.Getenv("LW_CRASH_KILLS")); err == nil && v > 0 {
 		kills = v
 	}
@@ -61,8 +63,13 @@ func TestCrashSafety(t *testing.T) {
 	key := strings.TrimSpace(out)
 	_, w := call(t, "POST", base+"/api/v1/worlds", key, `{"name":"Crash world"}`)
 	world := w["id"].(string)
-	const docs = 6
-	docIDs := make([]string, docs)
+	// Each writer has a few documents and moves on to the next after maxVersions
+	// acknowledged writes, so that no document outgrows the versions its op log keeps
+	// (store.OpLogKeepVersions) and every op log still rebuilds its state from version 1. A
+	// write in flight at a kill may commit unacknowledged: at most one per writer and round.
+	const writers, docsPerWriter = 6, 4
+	maxVersions := max(store.OpLogKeepVersions-(kills+terms)-1, 100)
+	docIDs := make([]string, writers*docsPerWriter)
 	for i := range docIDs {
 		_, d := call(t, "POST", base+"/api/v1/worlds/"+world+"/documents", key, fmt.Sprintf(`{"name":"Chronicle %d","documentType":"timeline"}`, i))
 		docIDs[i] = d["id"].(string)
@@ -72,22 +79,33 @@ func TestCrashSafety(t *testing.T) {
 	acked := map[string][]string{} // doc -> labels acknowledged
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	client := &http.Client{Timeout: 5 * time.Second}
-	const terms = 3
 	for round := 0; round < kills+terms; round++ {
 		if round > 0 {
 			cmd, base = start(t, bin, dir)
 		}
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
-		for i, doc := range docIDs {
+		for i := range writers {
 			wg.Add(1)
-			go func(i int, doc string) {
+			go func(i int, mine []string) {
 				defer wg.Done()
 				for n := 0; ; n++ {
 					select {
 					case <-stop:
 						return
 					default:
+					}
+					mu.Lock()
+					doc := ""
+					for _, d := range mine {
+						if len(acked[d]) < maxVersions {
+							doc = d
+							break
+						}
+					}
+					mu.Unlock()
+					if doc == "" {
+						return // all of its documents are full
 					}
 					label := fmt.Sprintf("r%d-w%d-n%d", round, i, n)
 					body := fmt.Sprintf(`{"ops":[{"op":"timeline.addEvent","label":%q,"dateMs":%d}]}`, label, n)
@@ -105,7 +123,7 @@ func TestCrashSafety(t *testing.T) {
 						mu.Unlock()
 					}
 				}
-			}(i, doc)
+			}(i, docIDs[i*docsPerWriter:(i+1)*docsPerWriter])
 		}
 		time.Sleep(time.Duration(50+rng.Intn(400)) * time.Millisecond)
 		if round < kills {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -50,11 +51,17 @@ func (a *API) deleteDocument(e *core.RequestEvent) error {
 
 // OpLogJSON is a page of a document's op log.
 type OpLogJSON struct {
-	DocumentType string          `json:"documentType"`
-	Version      int64           `json:"version"`
-	Since        int64           `json:"since"`
-	Items        []OpLogItemJSON `json:"items"`
-	HasMore      bool            `json:"hasMore"`
+	DocumentType string `json:"documentType"`
+	Version      int64  `json:"version"`
+	Since        int64  `json:"since"`
+	// OldestVersion is the oldest version the op log still holds: it holds every version
+	// from there up to Version (store.OpLogKeepVersions).
+	OldestVersion int64 `json:"oldestVersion"`
+	// Truncated is true when versions after Since are no longer held: the page starts at
+	// OldestVersion instead.
+	Truncated bool            `json:"truncated"`
+	Items     []OpLogItemJSON `json:"items"`
+	HasMore   bool            `json:"hasMore"`
 }
 
 // OpLogItemJSON is one accepted request in the op log.
@@ -72,8 +79,17 @@ type CredentialActor struct {
 	ID string `json:"id"`
 }
 
+// MaxOpLogPageBytes bounds a page of the op log by the size of its entries' ops (as stored),
+// as ?limit= bounds it by count: a page holds no more than the largest document
+// (store.MaxDocumentBytes), except one entry larger than that alone.
+const MaxOpLogPageBytes = 4 << 20
+
+// errPageFull ends the op-log scan of a full page.
+var errPageFull = errors.New("api: op log page full")
+
 // opLog returns the accepted requests after ?since= (default 0), oldest first, at most
-// ?limit= (default 100, at most 1000).
+// ?limit= (default 100, at most 1000) and MaxOpLogPageBytes of them. When the versions after
+// since are no longer kept, the page starts at the oldest version kept and says so.
 func (a *API) opLog(e *core.RequestEvent) error {
 	_, d, err := a.document(e, auth.ReadContent)
 	if err != nil {
@@ -99,21 +115,33 @@ func (a *API) opLog(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	entries, err := a.Store.OpLog(d, era(e), since, limit+1)
+	kept, err := a.Store.OpLogSpan(d, era(e), 0, c.Version)
 	if err != nil {
 		return err
 	}
-	out := OpLogJSON{DocumentType: d.DocumentType, Version: c.Version, Since: since, Items: []OpLogItemJSON{}}
-	for i, en := range entries {
-		if i == limit {
+	start := max(since, kept.Oldest-1)
+	out := OpLogJSON{DocumentType: d.DocumentType, Version: c.Version, Since: since, OldestVersion: kept.Oldest, Truncated: start > since, Items: []OpLogItemJSON{}}
+	size := 0
+	err = a.Store.ScanOpLog(d, era(e), start, c.Version, func(en store.LogEntry) error {
+		if n := len(out.Items); n > 0 && (n == limit || size+en.Size > MaxOpLogPageBytes || en.Version != out.Items[n-1].Version+1) {
+			// Full, or a gap: entries went while the page was read, and the next page
+			// starts at the oldest version kept.
 			out.HasMore = true
-			break
+			return errPageFull
+		}
+		if len(out.Items) == 0 && en.Version > start+1 { // as above, before the first entry
+			out.OldestVersion, out.Truncated = en.Version, true
 		}
 		ops := make([]any, len(en.Ops))
 		for j, op := range en.Ops {
 			ops[j] = op
 		}
 		out.Items = append(out.Items, OpLogItemJSON{Version: en.Version, Ops: ops, Actor: CredentialActor{ID: en.ActorID}, Created: apiTime(en.Created), Client: en.Client})
+		size += en.Size
+		return nil
+	})
+	if err != nil && !errors.Is(err, errPageFull) {
+		return err
 	}
 	return e.JSON(http.StatusOK, out)
 }

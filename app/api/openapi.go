@@ -192,9 +192,12 @@ func OpenAPI() obj {
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}/ops": obj{
 			"parameters": []obj{worldParam, docParam},
-			"get": withParams(operation("getOpLog", "The document's op log in the era: each accepted request after ?since=, oldest first, with its ops as applied. Needs Pro or Studio for key and OAuth callers.", "200", ref("OpLog"), "403", "404", "422"),
+			"get": withParams(operation("getOpLog", "The document's op log in the era: each accepted request after ?since=, oldest first, with its ops as applied. "+
+				"A page holds at most ?limit= entries and at most 4 MiB of ops (one entry at least); hasMore says more follow. "+
+				"The op log keeps the newest 1,000 versions and 16 MiB of a document's history in each era: a page asked for from an older version starts at the oldest version kept, with truncated set. "+
+				"Needs Pro or Studio for key and OAuth callers.", "200", ref("OpLog"), "403", "404", "422"),
 				queryParam("since", "Return versions after this one (default 0).", obj{"type": "integer", "minimum": 0}),
-				queryParam("limit", "At most this many entries (default 100, at most 1000).", obj{"type": "integer", "minimum": 1, "maximum": 1000}), eraQuery),
+				queryParam("limit", "At most this many entries (default 100, at most 1000); a page also stops before its ops pass 4 MiB.", obj{"type": "integer", "minimum": 1, "maximum": 1000}), eraQuery),
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}/content": obj{
 			"parameters": []obj{worldParam, docParam},
@@ -307,7 +310,11 @@ func OpenAPI() obj {
 		"OpLog": object(obj{
 			"documentType": str("The document's type."),
 			"version":      integer("The document's current version in the era."),
-			"since":        integer("The version the page starts after."),
+			"since":        integer("The ?since= asked for: the page starts after it unless truncated."),
+			"oldestVersion": integer("The oldest version the op log still holds: it holds every version from this one up to version. " +
+				"1 unless older versions were deleted (the log keeps the newest 1,000 versions and 16 MiB of a document's history in each era)."),
+			"truncated": obj{"type": "boolean", "description": "The versions after since and before oldestVersion are no longer held: the page starts at oldestVersion. " +
+				"Read the document for its current content."},
 			"items": arrayOf(object(obj{
 				"version":   integer("The version this request produced."),
 				"ops":       arrayOf(obj{"type": "object", "description": "An operation as applied."}),
@@ -316,7 +323,7 @@ func OpenAPI() obj {
 				"clientId":  clientID,
 				"clientSeq": clientSeq,
 			}, "clientId", "clientSeq")),
-			"hasMore": obj{"type": "boolean", "description": "More entries follow: ask again with since = the last version."},
+			"hasMore": obj{"type": "boolean", "description": "More entries follow (the page reached ?limit= or 4 MiB of ops): ask again with since = the last version."},
 		}),
 		"ContentOpsResult": object(obj{
 			"documentType": str("The document's type."),

@@ -92,26 +92,13 @@ func (h *Hub) ServeDocument(e *core.RequestEvent, p auth.Principal, d store.Docu
 		if err != nil {
 			return 0, err
 		}
-		if hasResume && resume <= c.Version && c.Version-resume <= MaxResume {
-			reached, err := h.writeLog(w, d, eraID, resume, c.Version)
-			if err != nil {
-				return 0, err
-			}
-			return reached, nil
+		if hasResume && resume <= c.Version {
+			return h.catchUp(w, d, eraID, resume, c.Version)
 		}
-		w.send("snapshot", c.Version, mustJSON(SnapshotEvent{Version: c.Version, DocumentType: d.DocumentType, Data: c.Data, Text: c.Text, Source: c.Source}))
-		return c.Version, nil
+		return h.sendSnapshot(w, d, c), nil
 	}
 	w.fill = func(w *streamWriter, from, to int64) (int64, error) {
-		if to-from > MaxResume {
-			c, err := h.store.Content(d, eraID)
-			if err != nil {
-				return 0, err
-			}
-			w.send("snapshot", c.Version, mustJSON(SnapshotEvent{Version: c.Version, DocumentType: d.DocumentType, Data: c.Data, Text: c.Text, Source: c.Source}))
-			return c.Version, nil
-		}
-		return h.writeLog(w, d, eraID, from, to)
+		return h.catchUp(w, d, eraID, from, to)
 	}
 	// The join is announced once this client is registered, so it sees its own arrival; a
 	// second connection of someone already watching changes nothing for the others, so only
@@ -125,23 +112,64 @@ func (h *Hub) ServeDocument(e *core.RequestEvent, p auth.Principal, d store.Docu
 	return h.serve(e, c, w, func() { h.presenceChange(streamID, p, -1, version) })
 }
 
-// writeLog sends the op-log entries in (from, to] as ops events and returns the last version
-// sent (from if none).
-func (h *Hub) writeLog(w *streamWriter, d store.Document, eraID string, from, to int64) (int64, error) {
-	entries, err := h.store.OpLog(d, eraID, from, int(to-from))
+// catchUp brings a client from version from to version to: the op-log entries in between as
+// ops events, or a snapshot of the current content when they are more than MaxResume
+// versions or MaxReplayBytes, or no longer all in the op log. It returns the version the
+// client then has.
+func (h *Hub) catchUp(w *streamWriter, d store.Document, eraID string, from, to int64) (int64, error) {
+	if to-from <= MaxResume {
+		span, err := h.store.OpLogSpan(d, eraID, from, to)
+		if err != nil {
+			return 0, err
+		}
+		if span.Complete() && span.Bytes <= MaxReplayBytes {
+			reached, err := h.writeLog(w, d, eraID, from, to)
+			if !errors.Is(err, errLogGap) {
+				return reached, err
+			}
+			// Entries went (a write trimmed the op log) while they were read: the snapshot
+			// holds them.
+		}
+	}
+	c, err := h.store.Content(d, eraID)
 	if err != nil {
 		return 0, err
 	}
+	return h.sendSnapshot(w, d, c), nil
+}
+
+// sendSnapshot sends the content as a snapshot event and returns its version.
+func (h *Hub) sendSnapshot(w *streamWriter, d store.Document, c store.Content) int64 {
+	w.send("snapshot", c.Version, mustJSON(SnapshotEvent{Version: c.Version, DocumentType: d.DocumentType, Data: c.Data, Text: c.Text, Source: c.Source}))
+	return c.Version
+}
+
+// errLogGap ends a replay that found a version missing from the op log.
+var errLogGap = errors.New("live: op log entry missing")
+
+// writeLog sends the op-log entries in (from, to] as ops events, each as it is read, and
+// returns the last version sent (from if none). It stops at a missing version (errLogGap)
+// and when the client is gone.
+func (h *Hub) writeLog(w *streamWriter, d store.Document, eraID string, from, to int64) (int64, error) {
 	last := from
-	for _, en := range entries {
-		if en.Version > to {
-			break
+	names := map[string]string{} // actor id -> name, looked up once per replay
+	err := h.store.ScanOpLog(d, eraID, from, to, func(en store.LogEntry) error {
+		if en.Version != last+1 {
+			return errLogGap
 		}
-		ev := OpsEvent{Version: en.Version, DocumentType: d.DocumentType, Ops: en.Ops, Actor: ActorJSON{ID: en.ActorID, Name: h.userName(en.ActorID)}, Client: en.Client}
-		w.send("ops", en.Version, mustJSON(ev))
+		name, ok := names[en.ActorID]
+		if !ok {
+			name = h.userName(en.ActorID)
+			names[en.ActorID] = name
+		}
+		w.send("ops", en.Version, mustJSON(OpsEvent{Version: en.Version, DocumentType: d.DocumentType, Ops: en.Ops, Actor: ActorJSON{ID: en.ActorID, Name: name}, Client: en.Client}))
+		if w.failed {
+			return errStreamClosed
+		}
 		last = en.Version
-	}
-	return last, nil
+		return nil
+	})
+	return last, err
 }
 
 func (h *Hub) userName(id string) string {

@@ -32,6 +32,12 @@ const (
 	// MaxResume is how far behind a Last-Event-ID may be and still be replayed from the op
 	// log; further (or ahead of the current version) gets a fresh snapshot.
 	MaxResume = 1000
+	// MaxReplayBytes bounds the op log a resume (or a gap fill) replays: past it the client
+	// gets a snapshot instead, which the document cap (store.MaxDocumentBytes, 4 MiB) bounds.
+	// Twice that cap, so a replay never costs much more than the largest snapshot, and well
+	// within what the op log keeps (store.OpLogKeepBytes). The replay is read and written a
+	// chunk at a time, so a resumed stream holds little memory whatever the history.
+	MaxReplayBytes = 8 << 20
 	// WriteTimeout bounds every write to a stream client.
 	WriteTimeout = time.Second
 	// Heartbeat is the interval of keep-alive comments.

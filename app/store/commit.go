@@ -45,6 +45,8 @@ type commitJob struct {
 // a statement journal to undo one statement alone.
 type statements struct {
 	updateState, insertState, insertOp, insertOutbox *sql.Stmt
+	// the op log's bound (see writeTx.appendOp)
+	opTotal, opsAfter, trimOps *sql.Stmt
 }
 
 func prepare(db *sql.DB) (*statements, error) {
@@ -55,7 +57,10 @@ func prepare(db *sql.DB) (*statements, error) {
 	}{
 		{&st.updateState, "UPDATE OR FAIL document_states SET data = ?, text = ?, version = ?, updated = ? WHERE id = ? AND version = ?"},
 		{&st.insertState, "INSERT OR FAIL INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated) VALUES (?, ?, ?, ?, ?, ?, ?, FALSE, ?)"},
-		{&st.insertOp, "INSERT OR FAIL INTO document_ops (document, era, version, ops, actor, credential, created, client, clientSeq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&st.insertOp, "INSERT OR FAIL INTO document_ops (document, era, version, total, ops, actor, credential, created, client, clientSeq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&st.opTotal, "SELECT total FROM document_ops WHERE document = ? AND era = ? AND version = ?"},
+		{&st.opsAfter, "SELECT version, total FROM document_ops WHERE document = ? AND era = ? AND version > ? ORDER BY version"},
+		{&st.trimOps, "DELETE FROM document_ops WHERE document = ? AND era = ? AND version <= ?"},
 		{&st.insertOutbox, "INSERT OR FAIL INTO outbox (kind, world, document, era, subject, created) VALUES (?, ?, ?, ?, ?, ?)"},
 	} {
 		s, err := db.Prepare(p.sql)
@@ -68,7 +73,7 @@ func prepare(db *sql.DB) (*statements, error) {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.updateState, st.insertState, st.insertOp, st.insertOutbox} {
+	for _, s := range []*sql.Stmt{st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.opTotal, st.opsAfter, st.trimOps} {
 		if s != nil {
 			_ = s.Close()
 		}

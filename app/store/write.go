@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/pocketbase/dbx"
-
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/ops"
+	"github.com/pocketbase/dbx"
 )
 
 // WriteRequest is one batch of content operations for one document in one era.
@@ -113,7 +112,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 			}
 		}
 	}
-	res, err := ops.Apply(doc, ops.Request{Version: row.Version, Ops: req.Ops, Env: s.opsEnv(d, req.EraID, chain)})
+	res, err := ops.Apply(doc, ops.Request{Version: row.Version, Ops: req.Ops, Env: s.opsEnv(d, req.EraID, chain, row.Version)})
 	if err != nil {
 		return WriteResult{}, Change{}, err
 	}
@@ -149,7 +148,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 				return err
 			}
 		}
-		if _, err := w.exec(w.st.insertOp, d.ID, req.EraID, version, string(applied), req.Actor.UserID, req.Actor.Credential, t, req.Client.ID, req.Client.Seq); err != nil {
+		if err := w.appendOp(d.ID, req.EraID, version, applied, req.Actor.UserID, req.Actor.Credential, t, req.Client); err != nil {
 			return err
 		}
 		var err error
@@ -189,131 +188,36 @@ const MaxDocumentBytes = 4 << 20
 
 var errConflict = errors.New("store: state row changed underneath the write")
 
-// opsEnv gives ops what it may need to know about the world around the document.
-func (s *Store) opsEnv(d Document, eraID string, chain []string) ops.Env {
+// opsEnv gives ops what it may need to know about the world around the document, whose
+// version in the era is version.
+func (s *Store) opsEnv(d Document, eraID string, chain []string, version int64) ops.Env {
 	return ops.Env{
 		DocumentExists: func(id string) bool {
 			_, err := s.Document(d.WorldID, id, eraID)
 			return err == nil
 		},
 		History: func(since int64) ([]ops.Batch, error) {
-			// Rebasing reads every batch since; a history too large to read is refused
-			// (stale_base_version: the client re-reads and edits again) rather than loaded.
-			// The sum counts every era's batches of the document: never less than the chain's.
-			var size int64
-			if err := s.app.DB().NewQuery("SELECT COALESCE(SUM(length(ops)), 0) FROM document_ops WHERE document = {:doc} AND version > {:since}").
-				Bind(dbx.Params{"doc": d.ID, "since": since}).Row(&size); err != nil {
-				return nil, fmt.Errorf("store: op log size: %w", err)
-			}
-			if size > maxRebaseBytes {
-				return nil, fmt.Errorf("the changes since version %d are %d MiB, more than the %d MiB an edit can be rebased over", since, size>>20, maxRebaseBytes>>20)
-			}
-			entries, err := s.opLog(d, chain, since, 0)
+			// Rebasing reads every batch since; a history too large to read, or no longer
+			// kept, is refused (stale_base_version: the client re-reads and edits again)
+			// rather than loaded.
+			span, err := s.opLogSpan(d, chain, since, version)
 			if err != nil {
 				return nil, err
 			}
-			out := make([]ops.Batch, len(entries))
-			for i, e := range entries {
-				out[i] = ops.Batch{Version: e.Version, Ops: e.Ops}
+			if !span.Complete() {
+				return nil, fmt.Errorf("the op log no longer holds the changes after version %d: it keeps a document's newest %d versions and %d MiB", since, OpLogKeepVersions, OpLogKeepBytes>>20)
 			}
-			return out, nil
+			if span.Bytes > OpLogKeepBytes {
+				return nil, fmt.Errorf("the changes since version %d are %d MiB, more than the %d MiB an edit can be rebased over", since, span.Bytes>>20, OpLogKeepBytes>>20)
+			}
+			var out []ops.Batch
+			err = s.scanOpLog(d, chain, since, version, func(e LogEntry) error {
+				out = append(out, ops.Batch{Version: e.Version, Ops: e.Ops})
+				return nil
+			})
+			return out, err
 		},
 	}
-}
-
-// maxRebaseBytes bounds the op log an editSectionText is rebased over (ops.MaxRebase bounds
-// the versions; each may be up to a request body in size).
-const maxRebaseBytes = 16 << 20
-
-// LogEntry is one accepted batch in a document's op log.
-type LogEntry struct {
-	Version int64             `json:"version"`
-	Ops     []json.RawMessage `json:"ops"`
-	ActorID string            `json:"actorId"`
-	Created string            `json:"created"`
-	Client
-}
-
-// OpLog returns the batches applied to a document as seen from eraID with a version above
-// since, oldest first; at most limit entries (0 = all). An era's log continues its parent's
-// log up to the version it was forked at.
-func (s *Store) OpLog(d Document, eraID string, since int64, limit int) ([]LogEntry, error) {
-	chain, err := s.EraChain(d.WorldID, eraID)
-	if err != nil {
-		return nil, err
-	}
-	return s.opLog(d, chain, since, limit)
-}
-
-func (s *Store) opLog(d Document, chain []string, since int64, limit int) ([]LogEntry, error) {
-	in, params := placeholders("era", chain)
-	params["doc"] = d.ID
-	var states []stateRow
-	if err := s.app.DB().NewQuery("SELECT id, era, version, forkedVersion FROM document_states WHERE document = {:doc} AND era IN (" + in + ")").
-		Bind(params).All(&states); err != nil {
-		return nil, fmt.Errorf("store: op log states: %w", err)
-	}
-	forked := map[string]int64{}
-	own := map[string]bool{}
-	for _, st := range states {
-		forked[st.Era] = st.ForkedVersion
-		own[st.Era] = true
-	}
-	// Walk from the main line up to this era: each era contributes (forkedVersion of the
-	// next era down the chain, ...] bounded by the versions the nearer era took over.
-	type segment struct {
-		era      string
-		from, to int64 // versions in (from, to]; to < 0 = unbounded
-	}
-	var segs []segment
-	upper := int64(-1)
-	for _, era := range chain {
-		if !own[era] {
-			continue
-		}
-		segs = append(segs, segment{era: era, from: since, to: upper})
-		upper = forked[era]
-		if upper <= since {
-			break
-		}
-	}
-	var out []LogEntry
-	for i := len(segs) - 1; i >= 0; i-- {
-		sg := segs[i]
-		q := "SELECT version, ops, actor, created, client, clientSeq FROM document_ops WHERE document = {:doc} AND era = {:era} AND version > {:from}"
-		p := dbx.Params{"doc": d.ID, "era": sg.era, "from": sg.from}
-		if sg.to >= 0 {
-			q += " AND version <= {:to}"
-			p["to"] = sg.to
-		}
-		q += " ORDER BY version"
-		if limit > 0 {
-			q += " LIMIT {:limit}"
-			p["limit"] = limit - len(out)
-		}
-		var rows []struct {
-			Version   int64  `db:"version"`
-			Ops       string `db:"ops"`
-			Actor     string `db:"actor"`
-			Created   string `db:"created"`
-			Client    string `db:"client"`
-			ClientSeq int64  `db:"clientSeq"`
-		}
-		if err := s.app.DB().NewQuery(q).Bind(p).All(&rows); err != nil {
-			return nil, fmt.Errorf("store: op log: %w", err)
-		}
-		for _, r := range rows {
-			var batch []json.RawMessage
-			if err := json.Unmarshal([]byte(r.Ops), &batch); err != nil {
-				return nil, fmt.Errorf("store: op log v%d of %s: %w", r.Version, d.ID, err)
-			}
-			out = append(out, LogEntry{Version: r.Version, Ops: batch, ActorID: r.Actor, Created: r.Created, Client: Client{ID: r.Client, Seq: r.ClientSeq}})
-		}
-		if limit > 0 && len(out) >= limit {
-			break
-		}
-	}
-	return out, nil
 }
 
 // jsonArray joins compact JSON values (ops.Apply's output) into an array without

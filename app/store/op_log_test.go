@@ -1,0 +1,74 @@
+package store_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/loreweave/loreweave/app/apptest"
+	"github.com/loreweave/loreweave/app/store"
+)
+
+// The op log keeps the newest 1,000 versions of a document in each era, older rows going as
+// new ones come. An era sees its parent's log up to where it forked: once the parent's rows
+// of those versions are gone, the era's history starts at its own first write, and its op
+// log and streams say so.
+func TestOpLogKeepsTheNewestVersions(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "Annals", "timeline")
+	path := "/api/v1/worlds/" + w + "/documents/" + tl
+	add := func(i int) map[string]any {
+		return map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "label": fmt.Sprint("e", i), "dateMs": i}}}
+	}
+	s.Must(s.Post(ann.Key, path+"/content", add(1)), http.StatusOK)
+	s.Must(s.Post(ann.Key, path+"/content", add(2)), http.StatusOK)
+	var era struct{ ID string }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w+"/eras", map[string]any{"name": "Second Age"}), http.StatusCreated).JSON(t, &era)
+	s.Must(s.Post(ann.Key, path+"/content?era="+era.ID, add(3)), http.StatusOK) // the era's version 3
+
+	d, err := s.LW.Store.DocumentByID(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writes = 1005 // main: versions 1..1007
+	for i := range writes {
+		op, _ := json.Marshal(map[string]any{"op": "timeline.addEvent", "label": "m", "dateMs": i})
+		if _, err := s.LW.Store.ApplyOps(store.WriteRequest{Document: d, Ops: []json.RawMessage{op}, Actor: store.Actor{UserID: ann.ID}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows, oldest int
+	if err := s.PB.DB().NewQuery("SELECT COUNT(*), MIN(version) FROM document_ops WHERE document = '"+tl+"' AND era = ''").Row(&rows, &oldest); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1000 || oldest != 8 {
+		t.Fatalf("main line op log after 1,007 versions: %d rows from %d, want 1000 from 8", rows, oldest)
+	}
+	if n := s.Count("document_ops", "document = '"+tl+"' AND era = '"+era.ID+"'"); n != 1 {
+		t.Fatalf("the era's own op log: %d rows, want 1", n)
+	}
+
+	var page struct {
+		OldestVersion int
+		Truncated     bool
+		Items         []struct{ Version int }
+	}
+	s.Must(s.Get(ann.Key, path+"/ops?era="+era.ID), http.StatusOK).JSON(t, &page)
+	if !page.Truncated || page.OldestVersion != 3 || len(page.Items) != 1 || page.Items[0].Version != 3 {
+		t.Fatalf("the era's op log once the main line's versions 1-2 are gone: %+v", page)
+	}
+	resume := func(from string) apptest.Event {
+		st := s.StreamRequest(path+"/events?era="+era.ID, http.Header{"Authorization": {"Bearer " + ann.Key}, "Last-Event-ID": {from}}, nil)
+		defer st.Close()
+		return st.Expect(t, "")
+	}
+	if ev := resume("1"); ev.Event != "snapshot" || ev.ID != "3" {
+		t.Fatalf("era stream resumed from a version whose change is gone: %s %s, want a snapshot", ev.Event, ev.ID)
+	}
+	if ev := resume("2"); ev.Event != "ops" || ev.ID != "3" {
+		t.Fatalf("era stream resumed from its fork: %s %s, want ops 3", ev.Event, ev.ID)
+	}
+}
