@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -138,7 +140,8 @@ const typistJS = `(async (seed, count, markerBase) => {
 	const rnd = n => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s % n; };
 	const view = CM.EditorView.findFromDOM(document.querySelector('[data-testid="section-body-editor"] .cm-editor'));
 	const fillers = ["a", "e", "é", "😀", "𝄞", "\n", " ", "ß"];
-	const isMarker = c => { const p = c.codePointAt(0); return p >= markerBase && p < markerBase + 0x4000; };
+	// Every writer's markers: two browsers' and the API's.
+	const isMarker = c => { const p = c.codePointAt(0); return (p >= 0x4E00 && p < 0x4E00 + 0x8000) || (p >= 0x20000 && p < 0x24000); };
 	const inserted = [], deleted = [];
 	let next = 0;
 	for (let i = 0; i < count; i++) {
@@ -228,7 +231,7 @@ func TestBrowserConvergence(t *testing.T) {
 			if r.IntN(3) == 0 && at > 0 {
 				from := max(0, at-1-r.IntN(3))
 				for _, c := range body[from:at] {
-					if c >= 0x20000 && c < 0x24000 {
+					if c >= 0x20000 && c < 0x24000 || c >= 0x4E00 && c < 0x4E00+0x8000 {
 						apiDeleted = append(apiDeleted, string(c))
 					}
 				}
@@ -289,4 +292,143 @@ func TestBrowserConvergence(t *testing.T) {
 	}
 	t.Logf("converged on %d characters; %d+%d+%d markers typed, %d deleted", utf8.RuneCountInString(final),
 		len(results[0].Inserted), len(results[1].Inserted), len(apiInserted), len(deleted))
+}
+
+// cutter is a TCP proxy in front of the server whose connections the test can cut: a
+// dropped network, for the browser, with the server still up.
+type cutter struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	down   bool
+	conns  map[net.Conn]bool
+}
+
+func newCutter(t *testing.T, target string) *cutter {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cutter{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	t.Cleanup(func() { ln.Close(); c.cut() })
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go c.pipe(in)
+		}
+	}()
+	return c
+}
+
+func (c *cutter) URL() string { return "http://" + c.ln.Addr().String() }
+
+func (c *cutter) pipe(in net.Conn) {
+	c.mu.Lock()
+	if c.down {
+		c.mu.Unlock()
+		in.Close()
+		return
+	}
+	c.mu.Unlock()
+	out, err := net.Dial("tcp", c.target)
+	if err != nil {
+		in.Close()
+		return
+	}
+	c.mu.Lock()
+	c.conns[in], c.conns[out] = true, true
+	c.mu.Unlock()
+	go func() { io.Copy(out, in); out.Close() }()
+	io.Copy(in, out)
+	in.Close()
+}
+
+// cut closes every connection and refuses new ones until restore.
+func (c *cutter) cut() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.down = true
+	for conn := range c.conns {
+		conn.Close()
+	}
+	c.conns = map[net.Conn]bool{}
+}
+
+func (c *cutter) restore() {
+	c.mu.Lock()
+	c.down = false
+	c.mu.Unlock()
+}
+
+// TestBrowserOffline cuts a typing editor's network for a few seconds: it says it is
+// offline, keeps what is typed, and once back sends it all: nothing is lost, nothing doubled,
+// and someone else's edits made meanwhile are merged in.
+func TestBrowserOffline(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Author")
+	w := newWorld(t, s, ann, "Tidewater")
+	card := w.doc(t, "Vharn", "card", "", "")
+	var added struct{ Created []struct{ ID string } }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card+"/content", map[string]any{"ops": []any{
+		map[string]any{"op": "card.addSection", "title": "Notes", "body": "Start.\n"}}}), http.StatusOK).JSON(t, &added)
+	sec := added.Created[0].ID
+	proxy := newCutter(t, strings.TrimPrefix(s.URL, "http://"))
+	path := "/w/" + w.Slug + "/d/" + card
+
+	ctx := browser(t)
+	signInTo(t, ctx, &apptest.Server{URL: proxy.URL()}, ann, path, `[data-testid="card-editor"] .cm-content`)
+	waitJS(t, ctx, "saved state", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
+
+	typist := func(seed, count int) typistResult {
+		t.Helper()
+		base := 0x4E00 + 0x2000*(seed-1) // markers of its own for each run
+		r, err := chromedp.Run(ctx, chromedp.Evaluate[typistResult](fmt.Sprintf("%s(%d, %d, %d)", typistJS, seed, count, base), chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	before := typist(1, 40)
+	proxy.cut()
+	waitJS(t, ctx, "offline shown", `document.querySelector('[data-testid="save-status"]').textContent.startsWith("Offline")`)
+	during := typist(2, 80)
+	// Someone else writes meanwhile, through the API.
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card+"/content", map[string]any{"ops": []any{
+		map[string]any{"op": "card.editSectionText", "id": sec, "baseVersion": 1, "splices": []any{map[string]any{"pos": 0, "del": 0, "ins": "API⊕"}}}}}), http.StatusOK)
+	if got := eval[string](t, ctx, `document.querySelector('[data-testid="save-status"]').textContent`); !strings.HasPrefix(got, "Offline") {
+		t.Fatalf("status while offline: %q", got)
+	}
+	time.Sleep(2 * time.Second)
+	proxy.restore()
+
+	var final string
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		data, _ := cardData(t, s, ann.Key, w.ID, card)
+		final = data.Sections[0].Body
+		local := eval[string](t, ctx, `CM.EditorView.findFromDOM(document.querySelector('[data-testid="section-body-editor"] .cm-editor')).state.doc.toString()`)
+		saved := eval[string](t, ctx, `document.querySelector('[data-testid="save-status"]').textContent`) == "All changes saved"
+		if saved && local == final {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not in step 15 s after the network came back:\nAPI   %q\nlocal %q", final, local)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	deleted := map[string]bool{}
+	for _, m := range append(before.Deleted, during.Deleted...) {
+		deleted[m] = true
+	}
+	for _, m := range append(before.Inserted, during.Inserted...) {
+		if n := strings.Count(final, m); deleted[m] && n != 0 || !deleted[m] && n != 1 {
+			t.Fatalf("marker %q appears %d times (deleted: %v) in %q", m, n, deleted[m], final)
+		}
+	}
+	if !strings.Contains(final, "API⊕") {
+		t.Fatalf("the API's edit made while offline is missing: %q", final)
+	}
 }

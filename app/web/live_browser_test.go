@@ -39,7 +39,7 @@ func TestBrowserDocumentPageDeleted(t *testing.T) {
 	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/eras", map[string]any{"name": "Later Age", "parentId": age}), http.StatusCreated).JSON(t, &later)
 	docAPI := "/api/v1/worlds/" + w.ID + "/documents/"
 
-	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+card, `#doc-body`)
+	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+card, `[data-testid="doc-title"]`)
 
 	t.Run("main-line delete", func(t *testing.T) {
 		noReload(t, ctx)
@@ -98,7 +98,7 @@ func TestBrowserDocumentPageRenames(t *testing.T) {
 				&& trail === `+jsString(trail)+` })()`)
 	}
 
-	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+card, `#doc-body`)
+	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+card, `[data-testid="doc-title"]`)
 	noReload(t, ctx)
 	streamOpen(t, ctx)
 	shows("as rendered", "Aria", "Eldoria|Lore|People")

@@ -23,7 +23,8 @@ func createInBrowser(t *testing.T, ctx context.Context, worldPage, name, docType
 		chromedp.SetValue(chromedp.CSS(`#new-doc-type`), docType),
 		chromedp.SetValue(chromedp.CSS(`#new-doc-parent`), parent),
 		chromedp.Click(chromedp.CSS(`[data-testid="new-document-submit"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`#doc-body`)),
+		// A card's page is its editor; other types show their body.
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="doc-title"]`)),
 	)
 	if got := eval[string](t, ctx, `document.querySelector('[data-testid="doc-title"]').textContent + "|" + document.querySelector("#doc-body").dataset.type`); got != name+"|"+docType {
 		t.Fatalf("landed on %q, want %s|%s", got, name, docType)

@@ -472,5 +472,6 @@
   var world = document.querySelector("[data-world-live]");
   if (world) initWorld(world);
   var doc = document.querySelector("[data-doc-live]");
-  if (doc) initDocument(doc);
+  // A card editor's page follows its document itself (static/js/editor.js).
+  if (doc && !document.querySelector("[data-card-editor]")) initDocument(doc);
 })();
