@@ -432,3 +432,36 @@ func TestBrowserOffline(t *testing.T) {
 		t.Fatalf("the API's edit made while offline is missing: %q", final)
 	}
 }
+
+// TestBrowserFolderDescription edits a folder's description in the Markdown editor, takes in
+// someone else's, and previews the sanitised rendering.
+func TestBrowserFolderDescription(t *testing.T) {
+	ctx := browser(t)
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Author")
+	w := newWorld(t, s, ann, "Tidewater")
+	folder := w.doc(t, "Places", "folder", "", "")
+	w.doc(t, "Harbour", "card", folder, "")
+	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+folder, `[data-testid="folder-editor"] .cm-content`)
+	streamOpen(t, ctx)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`[data-testid="folder-description-editor"] .cm-content`), "Where **ships** rest."))
+	waitJS(t, ctx, "saved", `document.querySelector('[data-testid="folder-editor"] [data-testid="save-status"]').textContent === "All changes saved"`)
+	description := func() string {
+		var d struct {
+			Content struct{ Data struct{ Description string } }
+		}
+		s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+folder), http.StatusOK).JSON(t, &d)
+		return d.Content.Data.Description
+	}
+	if got := description(); got != "Where **ships** rest." {
+		t.Fatalf("description = %q", got)
+	}
+	// Someone else's description shows in the editor; the list of documents stays.
+	w.apply(t, folder, "", map[string]any{"op": "folder.setDescription", "description": "All the *ports*."})
+	waitJS(t, ctx, "their description", `document.querySelector('[data-testid="folder-description-editor"] .cm-content').textContent === "All the *ports*."`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="folder-preview"]`)))
+	waitJS(t, ctx, "preview", `(document.querySelector('[data-testid="folder-preview-html"] em') || {}).textContent === "ports"`)
+	if n := eval[int](t, ctx, `document.querySelectorAll('[data-testid="children"] li').length`); n != 1 {
+		t.Fatalf("%d documents listed in the folder", n)
+	}
+}

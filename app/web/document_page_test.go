@@ -368,10 +368,11 @@ func TestDocumentPages(t *testing.T) {
 		sub := w.doc(t, "Myths", "folder", f, "")
 		child := w.doc(t, "Gods", "card", f, "")
 		w.doc(t, "Deep", "card", sub, "")
-		w.apply(t, f, "", map[string]any{"op": "folder.setDescription", "description": "All the old stories."})
+		w.apply(t, f, "", map[string]any{"op": "folder.setDescription", "description": "All the *old* stories.<script>window.pwned = 1</script>"})
 		d := page(t, s, b, path(f), 200)
-		if d.Find(`[data-testid="folder-description"]`).Text() != "All the old stories." {
-			t.Fatal("description")
+		// Markdown, rendered and sanitised like a card's sections.
+		if got := d.Find(`#doc-body [data-testid="folder-description"]`); !strings.HasPrefix(got.Text(), "All the old stories.") || got.Find("em").Text() != "old" || got.Find("script").Length() != 0 {
+			t.Fatalf("description %q", got.Text())
 		}
 		if got := texts(d.Find(`[data-testid="children"] > li > a`)); strings.Join(got, ",") != "Myths,Gods" {
 			t.Fatalf("children %v", got)

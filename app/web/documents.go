@@ -57,12 +57,34 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	p.Theme = world.Theme
 	p.Era = eraBanner(pl, mainLineHref(world, d))
 	p.Scripts = []string{static.URL("js/live.js")}
-	if d.DocumentType == "card" && v.Body.Card != nil && store.CanEdit(pl.role) {
-		if v.Editor, err = w.cardEditor(world, d, eraID, p.CSRF); err != nil {
+	if editable := store.CanEdit(pl.role); editable && (v.Body.Card != nil || v.Body.Folder != nil) {
+		nonce, err := styleNonce()
+		if err != nil {
 			return err
 		}
-		p.Scripts = append(p.Scripts, static.URL("vendor/codemirror/codemirror.js"), static.URL("js/ot.js"), static.URL("js/editor.js"))
-		e.Response.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "style-src 'self';", "style-src 'self' 'nonce-"+v.Editor.StyleNonce+"';", 1))
+		editorPage := "/w/" + world.Slug + "/d/" + d.ID
+		scripts := []string{static.URL("vendor/codemirror/codemirror.js"), static.URL("js/cm_setup.js")}
+		if v.Body.Card != nil {
+			if v.Editor, err = w.cardEditor(world, d, eraID, p.CSRF, nonce); err != nil {
+				return err
+			}
+			scripts = append(scripts, static.URL("js/ot.js"), static.URL("js/editor.js"))
+		} else {
+			c, err := w.Store.Content(d, eraID)
+			if err != nil {
+				return err
+			}
+			folder, err := ops.Decode("folder", c.Data)
+			if err != nil {
+				return err
+			}
+			v.FolderEditor = &views.FolderEditorView{ContentURL: editorPage + "/content" + eraQuery(eraID), CSRF: p.CSRF, StyleNonce: nonce,
+				Description: folder.(*ops.Folder).Description}
+			scripts = append(scripts, static.URL("js/folder_editor.js"))
+		}
+		p.Scripts = append(p.Scripts, scripts...)
+		// CodeMirror adds its own stylesheet: allowed by this page's nonce.
+		e.Response.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "style-src 'self';", "style-src 'self' 'nonce-"+nonce+"';", 1))
 	}
 	switch d.DocumentType {
 	case "map":
@@ -199,20 +221,16 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 		if err != nil {
 			return views.DocumentBody{}, err
 		}
-		b.Folder = &views.FolderView{Description: x.Description, Children: docTree(children, world.Slug, eraID)}
+		b.Folder = &views.FolderView{DescriptionHTML: renderMarkdown(x.Description), Children: docTree(children, world.Slug, eraID)}
 	}
 	return b, nil
 }
 
 // cardEditor is what the card editor needs: where it writes, and the card it starts from.
-func (w *Web) cardEditor(world store.World, d store.Document, eraID, csrf string) (*views.CardEditorView, error) {
+func (w *Web) cardEditor(world store.World, d store.Document, eraID, csrf, nonce string) (*views.CardEditorView, error) {
 	c, err := w.Store.Content(d, eraID)
 	if err != nil {
 		return nil, err
-	}
-	nonce := make([]byte, 16)
-	if _, err := rand.Read(nonce); err != nil {
-		return nil, fmt.Errorf("web: nonce: %w", err)
 	}
 	page := "/w/" + world.Slug + "/d/" + d.ID
 	return &views.CardEditorView{
@@ -220,7 +238,16 @@ func (w *Web) cardEditor(world store.World, d store.Document, eraID, csrf string
 		CursorURL:   page + "/cursor" + eraQuery(eraID),
 		DocumentAPI: "/api/v1/worlds/" + world.ID + "/documents/" + d.ID + eraQuery(eraID),
 		CSRF:        csrf,
-		StyleNonce:  base64.RawStdEncoding.EncodeToString(nonce),
+		StyleNonce:  nonce,
 		Data:        views.CardEditorData{Version: c.Version, Name: d.Name, Data: json.RawMessage(c.Data)},
 	}, nil
+}
+
+// styleNonce is a fresh nonce for a page's CSP style-src.
+func styleNonce() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("web: nonce: %w", err)
+	}
+	return base64.RawStdEncoding.EncodeToString(b), nil
 }

@@ -18,7 +18,7 @@
   "use strict";
 
   var root = document.querySelector("[data-card-editor]");
-  if (!root || !window.CM || !window.LoreOT) return;
+  if (!root || !window.CM || !window.LoreOT || !window.LoreCM) return;
   var CM = window.CM, OT = window.LoreOT, Live = window.LoreLive || {};
 
   var FLUSH_MS = 60;        // keystroke batching
@@ -326,24 +326,6 @@
     ignoreEvent() { return true; }
   }
 
-  var theme = CM.EditorView.theme({
-    "&": { backgroundColor: "var(--surface)", color: "var(--ink)", fontSize: "1rem" },
-    ".cm-content": { fontFamily: "var(--serif)", lineHeight: "1.6", padding: ".6rem 0", caretColor: "var(--ink)" },
-    ".cm-cursor, .cm-dropCursor": { borderLeftColor: "var(--ink)" },
-    "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "color-mix(in srgb, var(--accent) 30%, transparent)" },
-    ".cm-activeLine": { backgroundColor: "color-mix(in srgb, var(--accent) 6%, transparent)" },
-    ".cm-placeholder": { color: "var(--muted)" },
-  });
-  var highlight = CM.HighlightStyle.define([
-    { tag: CM.tags.heading, fontWeight: "bold", color: "var(--accent)" },
-    { tag: CM.tags.emphasis, fontStyle: "italic" },
-    { tag: CM.tags.strong, fontWeight: "bold" },
-    { tag: CM.tags.link, color: "var(--accent)", textDecoration: "underline" },
-    { tag: CM.tags.url, color: "var(--muted)" },
-    { tag: CM.tags.monospace, fontFamily: "ui-monospace, monospace" },
-    { tag: CM.tags.quote, color: "var(--muted)", fontStyle: "italic" },
-    { tag: [CM.tags.processingInstruction, CM.tags.meta], color: "var(--muted)" },
-  ]);
   var editable = new CM.Compartment();
 
   function makeView(sec, body) {
@@ -351,23 +333,11 @@
       parent: sec.host,
       state: CM.EditorState.create({
         doc: body,
-        extensions: [
-          CM.EditorView.cspNonce.of(cfg.styleNonce || ""),
-          CM.EditorState.lineSeparator.of("\n"),
-          CM.history(),
-          CM.drawSelection(),
-          CM.highlightSpecialChars(),
-          CM.EditorView.lineWrapping,
-          CM.markdown(),
-          CM.syntaxHighlighting(highlight),
-          CM.keymap.of(CM.defaultKeymap.concat(CM.historyKeymap)),
-          CM.placeholder("Write here (Markdown)…"),
-          theme,
+        extensions: window.LoreCM.markdownEditor(cfg.styleNonce, "Text of section " + sec.title).concat([
           cursorField,
           editable.of(CM.EditorView.editable.of(!readOnly)),
-          CM.EditorView.contentAttributes.of({ "aria-label": "Text of section " + sec.title, "aria-multiline": "true" }),
           CM.EditorView.updateListener.of(function (u) { localUpdate(sec, u); }),
-        ],
+        ]),
       }),
     });
   }
@@ -389,9 +359,10 @@
       if (v === sec.title) return;
       write([{ op: "card.updateSection", id: sec.id, title: v }], function (r) { showError(li, r.ok ? "" : errorText(r)); });
     });
-    title.addEventListener("keydown", function (ev) {
-      // Enter goes on to the text (after this key's own events, which stay with the title).
-      if (ev.key === "Enter") { ev.preventDefault(); setTimeout(function () { sec.view.focus(); }, 0); }
+    // Enter goes on to the text, once the key is released (its own events stay with the title).
+    title.addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); title.dataset.enter = "1"; } });
+    title.addEventListener("keyup", function (ev) {
+      if (ev.key === "Enter" && title.dataset.enter) { delete title.dataset.enter; sec.view.focus(); }
     });
     var handle = el("span", { className: "drag-handle", "aria-hidden": "true", title: "Drag to move", text: "⠿" });
     var up = el("button", { type: "button", className: "secondary small", "data-testid": "section-up", text: "↑" });

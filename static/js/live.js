@@ -421,7 +421,11 @@
     }
 
     follow(root.dataset.stream, String(shown()), {
-      ops: function (ev) { want(ev.version); },
+      ops: function (ev) {
+        // The folder description editor (folder_editor.js) takes the ops as they come.
+        document.dispatchEvent(new CustomEvent("loreweave:ops", { detail: ev }));
+        want(ev.version);
+      },
       snapshot: function (ev) {
         if (ev.version !== shown()) {
           dirty = true;
