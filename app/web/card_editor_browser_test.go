@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/loreweave/loreweave/app/apptest"
 )
@@ -88,6 +89,53 @@ func TestBrowserCardEditor(t *testing.T) {
 	if len(data.Sections) != 2 || data.Sections[0].Title != "Legends" || data.Sections[0].Body != "She sang to the tide." ||
 		data.Sections[1].Title != "Early life" || data.Sections[1].Body != "Born at sea. A storm **named** her." {
 		t.Fatalf("sections = %+v", data.Sections)
+	}
+
+	// Undo takes back Ann's own typing only, not someone else's written meanwhile.
+	legends := data.Sections[0].ID
+	first := `[data-testid="section-editor"]:first-child .cm-content`
+	do(t, ctx, chromedp.Click(chromedp.CSS(first)), chromedp.KeyEvent(kb.End), chromedp.SendKeys(chromedp.CSS(first), " Mine."))
+	waitJS(t, ctx, "saved", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
+	_, v := cardData(t, s, ann.Key, w.ID, card)
+	w.apply(t, card, "", map[string]any{"op": "card.editSectionText", "id": legends, "baseVersion": v, "splices": []any{map[string]any{"pos": 0, "ins": "Theirs. "}}})
+	waitJS(t, ctx, "their text", `document.querySelector('`+first+`').textContent === "Theirs. She sang to the tide. Mine."`)
+	do(t, ctx, chromedp.KeyEvent("z", chromedp.KeyModifiers(kb.ModifierCtrl)))
+	waitJS(t, ctx, "undone", `document.querySelector('`+first+`').textContent === "Theirs. She sang to the tide."`)
+	do(t, ctx, chromedp.KeyEvent("Z", chromedp.KeyModifiers(kb.ModifierCtrl, kb.ModifierShift)))
+	waitJS(t, ctx, "redone", `document.querySelector('`+first+`').textContent === "Theirs. She sang to the tide. Mine."`)
+
+	// Remove the alias, the property and a section (after its confirmation).
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`[data-testid="alias-chip"] button`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="property"] button`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="section-editor"]:nth-child(2) [data-testid="section-remove"]`)),
+	)
+	waitJS(t, ctx, "confirmation", `document.querySelector("#remove-section-dialog").open && document.querySelector("#remove-section-dialog [data-section-name]").textContent === "Early life"`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="confirm-remove"]`)))
+	waitJS(t, ctx, "removed", `document.querySelectorAll('[data-testid="section-editor"]').length === 1 && !document.querySelector('[data-testid="alias-chip"]') && !document.querySelector('[data-testid="property"]')`)
+	waitJS(t, ctx, "saved", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
+	data, _ = cardData(t, s, ann.Key, w.ID, card)
+	if len(data.Aliases) != 0 || len(data.Properties) != 0 || len(data.Sections) != 1 || data.Sections[0].Body != "Theirs. She sang to the tide. Mine." {
+		t.Fatalf("after removals: %+v", data)
+	}
+}
+
+// TestBrowserCardViewer: a viewer gets the read view, with no editor and no editing script.
+func TestBrowserCardViewer(t *testing.T) {
+	ctx := browser(t)
+	s := apptest.Start(t)
+	ann, vic := s.NewUser("Ann Author"), s.NewUser("Vic Viewer")
+	w := newWorld(t, s, ann, "Tidewater")
+	s.AddMember(ann, w.ID, vic, "viewer")
+	card := w.doc(t, "Vharn", "card", "", "")
+	folder := w.doc(t, "Places", "folder", "", "")
+	w.apply(t, card, "", map[string]any{"op": "card.addSection", "title": "Life", "body": "Born at sea."})
+	signInTo(t, ctx, s, vic, "/w/"+w.Slug+"/d/"+card, `[data-testid="section-body"]`)
+	for _, path := range []string{"/w/" + w.Slug + "/d/" + card, "/w/" + w.Slug + "/d/" + folder} {
+		do(t, ctx, chromedp.Navigate(s.URL+path), chromedp.WaitVisible(chromedp.CSS(`#doc-body`)))
+		if n := eval[int](t, ctx, `document.querySelectorAll('[data-card-editor], [data-folder-editor], .cm-editor, main input, main button, script[src*="editor"]').length`); n != 0 {
+			t.Fatalf("%s: a viewer sees %d editing elements", path, n)
+		}
 	}
 }
 
@@ -193,7 +241,11 @@ func TestBrowserConvergence(t *testing.T) {
 	signInTo(t, ctxB, s, bob, path, `[data-testid="card-editor"] .cm-content`)
 	for _, ctx := range []context.Context{ctxA, ctxB} {
 		waitJS(t, ctx, "saved state", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
+		do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-body-editor"] .cm-content`)))
 	}
+	// Each sees where the other's cursor is, with their name.
+	waitJS(t, ctxB, "Ann's cursor", `Array.from(document.querySelectorAll(".remote-name")).some(e => e.textContent === "Ann Author")`)
+	waitJS(t, ctxA, "Bob's cursor", `Array.from(document.querySelectorAll(".remote-name")).some(e => e.textContent === "Bob Builder")`)
 
 	const keystrokes = 320
 	results := make([]typistResult, 2)
