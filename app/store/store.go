@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +28,7 @@ type Store struct {
 	locks   *lockTable
 
 	mu        sync.RWMutex
-	listeners []func(Change)
+	listeners []*listener
 	followers []func([]OutboxRow)
 	eraChains sync.Map // era id -> []string chain, immutable once created
 
@@ -121,20 +122,30 @@ type Change struct {
 	Actor        Actor
 }
 
-// OnChange registers fn to be called after every committed change made through this Store.
-// Changes made by other processes arrive through the outbox instead.
-func (s *Store) OnChange(fn func(Change)) {
+// OnChange registers fn to be called after every committed change made through this Store,
+// until remove is called. Changes made by other processes arrive through the outbox instead.
+func (s *Store) OnChange(fn func(Change)) (remove func()) {
+	l := &listener{fn}
 	s.mu.Lock()
-	s.listeners = append(s.listeners, fn)
+	s.listeners = append(s.listeners, l)
 	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		// A new slice: publish may be reading the old one.
+		s.listeners = slices.DeleteFunc(slices.Clone(s.listeners), func(o *listener) bool { return o == l })
+		s.mu.Unlock()
+	}
 }
+
+// listener is one OnChange registration (a pointer, so that it can be found to remove).
+type listener struct{ fn func(Change) }
 
 func (s *Store) publish(c Change) {
 	s.mu.RLock()
 	ls := s.listeners
 	s.mu.RUnlock()
-	for _, fn := range ls {
-		fn(c)
+	for _, l := range ls {
+		l.fn(c)
 	}
 }
 
