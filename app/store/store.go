@@ -18,6 +18,7 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/background"
 )
 
 // Store is the handle every surface uses to read and change Loreweave's data.
@@ -62,10 +63,11 @@ func (s *Store) Start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
+	log := s.app.Logger()
 	pruned := make(chan struct{})
 	go func() {
 		defer close(pruned)
-		s.pruneOutbox(ctx)
+		background.Loop(ctx, log, "outbox pruning", s.pruneOutbox)
 	}()
 	go func() {
 		defer close(s.done)
@@ -73,13 +75,19 @@ func (s *Store) Start() error {
 		// Content writes reach their watchers through OnChange; the followers of the outbox
 		// (caches, access checks, world streams) need waking only for the other changes.
 		notContent := func(c Change) bool { return c.Kind != "document.content" }
-		s.TailOutbox(ctx, head, OutboxPoll, notContent, func(rows []OutboxRow) {
-			s.mu.RLock()
-			fs := s.followers
-			s.mu.RUnlock()
-			for _, fn := range fs {
-				fn(rows)
-			}
+		background.Loop(ctx, log, "outbox follower", func(ctx context.Context) {
+			s.TailOutbox(ctx, head, OutboxPoll, notContent, func(rows []OutboxRow) {
+				s.mu.RLock()
+				fs := s.followers
+				s.mu.RUnlock()
+				for _, fn := range fs {
+					// One follower's panic neither ends the others' feed nor the process.
+					if err := background.Catch(func() error { fn(rows); return nil }); err != nil {
+						background.Log(log, "store: an outbox follower panicked", err)
+					}
+				}
+				head = rows[len(rows)-1].Seq // a restarted tail resumes after these
+			})
 		})
 	}()
 	return nil
