@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -72,6 +73,29 @@ func Rebuilding(err error) bool {
 	var e *apierr.Error
 	return errors.As(err, &e) && e.Code == codeRebuilding
 }
+
+// Bleve recovers a panic on its own background goroutines (the introducer, persister and
+// merger of an index), but the goroutine's loop then stops for good: the index no longer
+// persists or merges. Bleve reports such a panic to a callback registered by name, with the
+// index's store directory; it marks that index broken, so that it is rebuilt.
+const asyncErrors = "loreweave"
+
+// inBackground maps the store directory of each open index to the index.
+var inBackground sync.Map
+
+func init() {
+	scorch.RegistryAsyncErrorCallbacks[asyncErrors] = func(err error, storePath string) {
+		if !errors.Is(err, scorch.ErrAsyncPanic) {
+			return // Bleve retries what failed otherwise (a full disk may yet have room)
+		}
+		if ix, ok := inBackground.Load(storePath); ok {
+			ix.(*Index).markBroken(failure("background work", err))
+		}
+	}
+}
+
+// storePath is the directory Bleve keeps an index's data in, as it names it.
+func storePath(path string) string { return path + string(os.PathSeparator) + "store" }
 
 // failpoint, set only by tests, runs at the named points of the index's work: "query" (a
 // search), "apply" (indexing changes), "rebuild" (before a new index is filled). It may

@@ -156,12 +156,14 @@ func Open(path string) (*Index, error) {
 	}
 	closing, stop := context.WithCancel(context.Background())
 	broken, markBroken := context.WithCancelCause(context.Background())
-	return &Index{idx: idx, path: path, codes: map[string]string{}, closing: closing, stopCompacting: stop, broken: broken, markBroken: markBroken}, nil
+	ix := &Index{idx: idx, path: path, codes: map[string]string{}, closing: closing, stopCompacting: stop, broken: broken, markBroken: markBroken}
+	inBackground.Store(storePath(path), ix)
+	return ix, nil
 }
 
 // open opens or creates the Bleve index at path, and checks it.
 func open(path string) (bleve.Index, error) {
-	cfg := map[string]any{"bolt_timeout": "1s"}
+	cfg := map[string]any{"bolt_timeout": "1s", "asyncErrorCallbackName": asyncErrors}
 	idx, err := bleve.OpenUsing(path, cfg)
 	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
 		m, merr := newMapping()
@@ -199,6 +201,7 @@ func open(path string) (bleve.Index, error) {
 
 // Close closes the index.
 func (ix *Index) Close() error {
+	inBackground.CompareAndDelete(storePath(ix.path), ix)
 	ix.stopCompacting()
 	ix.compactions.Wait()
 	return ix.idx.Close()
