@@ -130,11 +130,30 @@ func verify(idx bleve.Index) error {
 	if !ok {
 		return nil
 	}
+	// Every file is opened before any is read: Bleve's merger, already at work, may replace
+	// segments meanwhile, and an open file stays readable once deleted. One deleted before
+	// it could be opened was merged away, so it is not checked.
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
 	for _, ss := range snap.Segments() {
 		if p, ok := ss.Segment().(interface{ Path() string }); ok {
-			if err := verifySegment(p.Path()); err != nil {
+			f, err := os.Open(p.Path())
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
 				return err
 			}
+			files = append(files, f)
+		}
+	}
+	for _, f := range files {
+		if err := verifySegment(f); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -142,29 +161,25 @@ func verify(idx bleve.Index) error {
 
 // verifySegment checks a segment file: its last four bytes are the CRC-32 (IEEE, big endian)
 // of everything before them.
-func verifySegment(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
+func verifySegment(f *os.File) error {
+	name := filepath.Base(f.Name())
 	st, err := f.Stat()
 	if err != nil {
 		return err
 	}
 	if st.Size() < 4 {
-		return fmt.Errorf("segment %s is truncated (%d bytes)", filepath.Base(path), st.Size())
+		return fmt.Errorf("segment %s is truncated (%d bytes)", name, st.Size())
 	}
 	h := crc32.NewIEEE()
 	if _, err := io.Copy(h, io.NewSectionReader(f, 0, st.Size()-4)); err != nil {
-		return fmt.Errorf("read segment %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("read segment %s: %w", name, err)
 	}
 	var footer [4]byte
 	if _, err := f.ReadAt(footer[:], st.Size()-4); err != nil {
-		return fmt.Errorf("read segment %s: %w", filepath.Base(path), err)
+		return fmt.Errorf("read segment %s: %w", name, err)
 	}
 	if want := binary.BigEndian.Uint32(footer[:]); h.Sum32() != want {
-		return fmt.Errorf("segment %s is damaged: checksum %08x, its footer says %08x", filepath.Base(path), h.Sum32(), want)
+		return fmt.Errorf("segment %s is damaged: checksum %08x, its footer says %08x", name, h.Sum32(), want)
 	}
 	return nil
 }
