@@ -93,10 +93,17 @@ func (ix *Indexer) Stop() {
 	idx := ix.index
 	ix.index, ix.searchable = nil, false
 	ix.mu.Unlock()
-	if idx != nil {
-		if err := background.Catch(idx.Close); err != nil {
-			background.Log(ix.log(), "search: close the index", err)
-		}
+	ix.close(idx)
+}
+
+// close closes idx (if any), logging rather than returning a failure: nothing else is to
+// be done about it.
+func (ix *Indexer) close(idx *Index) {
+	if idx == nil {
+		return
+	}
+	if err := background.Catch(idx.Close); err != nil {
+		background.Log(ix.log(), "search: close the index", err)
 	}
 }
 
@@ -224,11 +231,7 @@ func (ix *Indexer) discard(idx *Index, cause error) {
 	ix.mu.Lock()
 	ix.index, ix.searchable = nil, false
 	ix.mu.Unlock()
-	if idx != nil {
-		if err := background.Catch(idx.Close); err != nil {
-			background.Log(ix.log(), "search: close the failed index", err)
-		}
-	}
+	ix.close(idx)
 	aside, err := moveAside(ix.Path)
 	if err != nil {
 		background.Log(ix.log(), "search: set the failed index aside", err)

@@ -21,8 +21,8 @@ import (
 	"github.com/loreweave/loreweave/app/search"
 )
 
-// lore is a text of n pseudo-random words (hardly compressible, so that stored text fills
-// most of a segment) that all contain "lantern".
+// lore is "lantern" and n pseudo-random words: documents that all match one query, each
+// different, that fill segments of some size.
 func lore(rng *rand.Rand, n int) string {
 	syllables := []string{"ka", "lo", "ven", "dra", "mir", "tha", "os", "quen", "zul", "rae", "bor", "eth"}
 	var b strings.Builder
