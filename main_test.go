@@ -237,7 +237,8 @@ func TestCommandLine(t *testing.T) {
 	}
 }
 
-// TestSearchReindex rebuilds the index of a stopped server from the database.
+// TestSearchReindex rebuilds the index of a stopped server from the database, even a damaged
+// one.
 func TestSearchReindex(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
@@ -252,6 +253,10 @@ func TestSearchReindex(t *testing.T) {
 		call(t, "POST", base+"/api/v1/worlds/"+w["id"].(string)+"/documents", key, fmt.Sprintf(`{"name":"Beacon %d","documentType":"card"}`, i))
 	}
 	stop()
+	// A damaged index is no obstacle: it is rebuilt from scratch like any other.
+	if err := os.WriteFile(filepath.Join(dir, "search.bleve", "index_meta.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, err := run(t, bin, "search", "reindex", "--dir", dir)
 	if err != nil || !strings.Contains(out, "30 documents") {
 		t.Fatalf("reindex: %v %s", err, out)

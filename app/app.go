@@ -4,10 +4,8 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -38,9 +36,9 @@ type Loreweave struct {
 	Live   *live.Hub
 	OAuth  *auth.OAuth
 	MCP    *mcp.Server
-	Search *search.Index
-	// indexer follows the outbox into the search index while the server runs.
-	indexer *search.Indexer
+	// Search keeps the search index in step with the database while the server runs, and
+	// rebuilds it should it fail.
+	Search *search.Indexer
 }
 
 // Setup installs Loreweave into pb. Routes and workers start when pb serves.
@@ -55,9 +53,14 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 	lw.Live = live.New(lw.Store, access, lw.Keys)
 
 	// The search index is derived data: backups leave it out (a copy taken mid-write could be
-	// torn) and the server rebuilds it from the database when it starts without one.
+	// torn), and a failed one set aside, and the server rebuilds it from the database when it
+	// starts without one.
 	pb.OnBackupCreate().BindFunc(func(e *core.BackupEvent) error {
 		e.Exclude = append(e.Exclude, searchDir)
+		aside, _ := filepath.Glob(SearchPath(pb) + ".broken-*")
+		for _, p := range aside {
+			e.Exclude = append(e.Exclude, filepath.Base(p))
+		}
 		return e.Next()
 	})
 
@@ -76,14 +79,11 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		if err := lw.Live.Start(); err != nil {
 			return err
 		}
-		idx, err := openSearch(pb)
-		if err != nil {
+		lw.Search = &search.Indexer{Path: SearchPath(pb), Store: lw.Store}
+		if err := lw.Search.Start(); err != nil {
 			return err
 		}
-		lw.Search = idx
-		lw.indexer = &search.Indexer{Index: idx, Store: lw.Store}
-		lw.indexer.Start()
-		searcher := search.Searcher{Index: idx, Store: lw.Store}
+		searcher := search.Searcher{Indexer: lw.Search, Store: lw.Store}
 		keyLimit, ipLimit := ratelimit.New(lw.Config.KeyRateLimit), ratelimit.New(lw.Config.IPRateLimit)
 		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: searcher, Live: lw.Live, KeyLimit: keyLimit, IPLimit: ipLimit}
 		a.Register(se.Router)
@@ -105,9 +105,8 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		return te.Next()
 	}})
 	pb.OnTerminate().BindFunc(func(te *core.TerminateEvent) error {
-		if lw.indexer != nil {
-			lw.indexer.Stop()
-			_ = lw.Search.Close()
+		if lw.Search != nil {
+			lw.Search.Stop()
 		}
 		lw.Store.Stop()
 		return te.Next()
@@ -119,30 +118,6 @@ const searchDir = "search.bleve"
 
 // SearchPath is where the search index lives: search.bleve in the data directory.
 func SearchPath(pb core.App) string { return filepath.Join(pb.DataDir(), searchDir) }
-
-// openSearch opens the search index. An index that cannot be opened (damaged by a disk
-// fault, say) is moved aside and rebuilt from the database: it holds nothing that is not
-// there.
-func openSearch(pb core.App) (*search.Index, error) {
-	path := SearchPath(pb)
-	idx, err := search.Open(path)
-	if err == nil || errors.Is(err, search.ErrLocked) {
-		return idx, err
-	}
-	if errors.Is(err, search.ErrOldMapping) {
-		pb.Logger().Info("search: the index was built by an older version; rebuilding it from the database")
-		if rerr := search.Remove(path); rerr != nil {
-			return nil, rerr
-		}
-		return search.Open(path)
-	}
-	aside := fmt.Sprintf("%s.broken-%d", path, time.Now().Unix())
-	pb.Logger().Error("search: the index cannot be opened; rebuilding it from the database", "error", err.Error(), "movedTo", aside)
-	if rerr := os.Rename(path, aside); rerr != nil {
-		return nil, fmt.Errorf("search: move the broken index aside: %w (open: %v)", rerr, err)
-	}
-	return search.Open(path)
-}
 
 // baseURL derives the public URL from a listen address ("0.0.0.0:8090" -> localhost).
 func baseURL(addr string) string {

@@ -290,7 +290,7 @@ func (b *bench) runSearch() error {
 	world := worldIDs[qw]
 	hc := newClient(srv.URL)
 	defer hc.close()
-	searcher := search.Searcher{Index: srv.LW.Search, Store: srv.LW.Store}
+	searcher := search.Searcher{Indexer: srv.LW.Search, Store: srv.LW.Store}
 	for _, qc := range c.queries(qw, 20) {
 		httpSide := func(_, i int) error {
 			q := qc.ours[i%len(qc.ours)]
@@ -353,16 +353,18 @@ func waitIndexed(lw *app.Loreweave, n uint64, head int64) error {
 	deadline := time.Now().Add(30 * time.Minute)
 	for time.Now().Before(deadline) {
 		if lw.Search != nil {
-			count, err := lw.Search.DocCount()
-			if err != nil {
-				return err
-			}
-			seq, err := lw.Search.Seq()
-			if err != nil {
-				return err
-			}
-			if count >= n && seq >= head {
-				return nil
+			if idx, err := lw.Search.Index(); err == nil { // else rebuilding: wait
+				count, err := idx.DocCount()
+				if err != nil {
+					return err
+				}
+				seq, err := idx.Seq()
+				if err != nil {
+					return err
+				}
+				if count >= n && seq >= head {
+					return nil
+				}
 			}
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -187,7 +187,7 @@ func WorldPage(p Page, w WorldView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = SearchBox(w.Slug, w.EraID, "", nil, false).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = SearchBox(w.Slug, w.EraID, "", nil, SearchIdle).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

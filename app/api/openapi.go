@@ -86,6 +86,7 @@ var errorText = map[string]string{
 	"415": "The body is not `application/json` (`unsupported_media_type`).",
 	"429": "Too many requests from this credential or address (`rate_limited`); the `Retry-After` header says how many seconds to wait.",
 	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`, `idempotency_key_reused`.",
+	"503": "The search index is being rebuilt from the database after a failure (`search_rebuilding`, with `retryAfter`); the `Retry-After` header says how many seconds to wait. Everything else keeps working meanwhile, and writes made during the rebuild are found once it ends.",
 }
 
 func operation(id, summary string, success string, successSchema obj, errs ...string) obj {
@@ -238,7 +239,7 @@ func OpenAPI() obj {
 		},
 		"/api/v1/worlds/{worldId}/search": obj{
 			"parameters": []obj{worldParam},
-			"get": withParams(operation("search", "Full-text search over the names and content of the world's documents. Needs Pro or Studio for key and OAuth callers.", "200", listOf("SearchHit"), "403", "404", "422"),
+			"get": withParams(operation("search", "Full-text search over the names and content of the world's documents. Needs Pro or Studio for key and OAuth callers. Should the index fail (a damaged file, say), it is rebuilt from the database in the background and search answers 503 `search_rebuilding` until it is back.", "200", listOf("SearchHit"), "403", "404", "422", "503"),
 				requiredQueryParam("q", "The text to search for: not blank, at most 500 characters.", obj{"type": "string", "minLength": 1, "maxLength": 500}),
 				queryParam("documentType", "Only documents of this type.", obj{"type": "string"}), eraQuery, pageQuery, perPageQ),
 		},

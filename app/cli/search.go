@@ -41,9 +41,8 @@ func rebuild(app core.App, out io.Writer) error {
 	if errors.Is(err, search.ErrLocked) {
 		return fmt.Errorf("the server is running and holds the search index: stop it and run this again (a running server also repairs the index itself when it starts)")
 	}
-	if err != nil && !errors.Is(err, search.ErrOldMapping) {
-		return err
-	}
+	// Whatever else is wrong with the old index (an older mapping, damage), it is rebuilt from
+	// scratch.
 	if idx != nil {
 		_ = idx.Close()
 	}

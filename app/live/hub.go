@@ -23,6 +23,7 @@ import (
 	"github.com/r3labs/sse/v2"
 
 	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/background"
 	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/app/store"
 )
@@ -108,7 +109,7 @@ func (h *Hub) Start() error {
 	h.store.OnOutbox(h.onOutbox)
 	go func() {
 		defer close(h.done)
-		h.heartbeats(ctx)
+		background.Loop(ctx, h.store.App().Logger(), "stream heartbeats", h.heartbeats)
 	}()
 	return nil
 }
@@ -206,8 +207,9 @@ func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func
 	}
 	go watchClose(raw.conn, cancel)
 	go func() {
+		defer background.Recover(h.store.App().Logger(), "event stream")
+		defer raw.conn.Close()
 		run()
-		_ = raw.conn.Close()
 	}()
 	return nil
 }

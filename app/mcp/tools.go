@@ -385,7 +385,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &OpsResult{DocumentType: res.DocumentType, Applied: res.Applied, Created: res.Created, Version: res.Version, Ops: objects(res.Ops...)}, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "search", Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. Needs the world on Pro or Studio."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "search", Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. Needs the world on Pro or Studio. While the search index is rebuilt after a failure, it fails with search_rebuilding: retry after retryAfter seconds."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in SearchIn) (*sdk.CallToolResult, *SearchOut, error) {
 			w, _, err := s.world(req, in.WorldID, auth.ReadContent)
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/loreweave/loreweave/app/background"
 	"github.com/loreweave/loreweave/app/store"
 )
 
@@ -64,6 +65,11 @@ type Index struct {
 	closing        context.Context
 	stopCompacting context.CancelFunc
 	compactions    sync.WaitGroup
+
+	// broken ends, with the failure as its cause, once the index is found broken away from
+	// its writer (by a query, a compaction): the indexer then rebuilds it.
+	broken     context.Context
+	markBroken context.CancelCauseFunc
 }
 
 // entry is what is indexed for one document state. Name, Text and Kind are analysed as
@@ -133,37 +139,69 @@ func newMapping() (mapping.IndexMapping, error) {
 }
 
 // Open opens (or creates) the index at path. It fails with ErrLocked within a second when
-// another process holds it, rather than waiting.
+// another process holds it, rather than waiting, and with ErrOldMapping for an index of an
+// older mapping; any other error (or a panic) from Bleve, or a segment whose checksum does
+// not match, means the index is damaged: delete it or move it aside, and rebuild it.
 func Open(path string) (*Index, error) {
-	cfg := map[string]any{"bolt_timeout": "1s"}
+	var idx bleve.Index
+	err := background.Catch(func() (err error) {
+		idx, err = open(path)
+		return err
+	})
+	if errors.Is(err, ErrLocked) || errors.Is(err, ErrOldMapping) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, failure("open "+path, err)
+	}
+	closing, stop := context.WithCancel(context.Background())
+	broken, markBroken := context.WithCancelCause(context.Background())
+	ix := &Index{idx: idx, path: path, codes: map[string]string{}, closing: closing, stopCompacting: stop, broken: broken, markBroken: markBroken}
+	inBackground.Store(storePath(path), ix)
+	return ix, nil
+}
+
+// open opens or creates the Bleve index at path, and checks it.
+func open(path string) (bleve.Index, error) {
+	cfg := map[string]any{"bolt_timeout": "1s", "asyncErrorCallbackName": asyncErrors}
 	idx, err := bleve.OpenUsing(path, cfg)
 	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
 		m, merr := newMapping()
 		if merr != nil {
-			return nil, fmt.Errorf("search: mapping: %w", merr)
+			return nil, fmt.Errorf("mapping: %w", merr)
 		}
-		idx, err = bleve.NewUsing(path, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, cfg)
-		if err == nil {
-			err = idx.SetInternal(internalMapping, []byte(mappingVersion))
+		if idx, err = bleve.NewUsing(path, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, cfg); err != nil {
+			return nil, err
 		}
-	} else if err == nil {
-		if v, _ := idx.GetInternal(internalMapping); string(v) != mappingVersion {
+		if err := idx.SetInternal(internalMapping, []byte(mappingVersion)); err != nil {
 			_ = idx.Close()
-			return nil, ErrOldMapping
+			return nil, err
 		}
+		return idx, nil
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "timeout") {
 			return nil, ErrLocked
 		}
-		return nil, fmt.Errorf("search: open %s: %w", path, err)
+		return nil, err
 	}
-	closing, stop := context.WithCancel(context.Background())
-	return &Index{idx: idx, path: path, codes: map[string]string{}, closing: closing, stopCompacting: stop}, nil
+	if v, err := idx.GetInternal(internalMapping); err != nil || string(v) != mappingVersion {
+		_ = idx.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, ErrOldMapping
+	}
+	if err := verify(idx); err != nil {
+		_ = idx.Close()
+		return nil, err
+	}
+	return idx, nil
 }
 
 // Close closes the index.
 func (ix *Index) Close() error {
+	inBackground.CompareAndDelete(storePath(ix.path), ix)
 	ix.stopCompacting()
 	ix.compactions.Wait()
 	return ix.idx.Close()
@@ -176,13 +214,17 @@ func Remove(path string) error { return os.RemoveAll(path) }
 func (ix *Index) Seq() (int64, error) {
 	b, err := ix.idx.GetInternal(internalSeq)
 	if err != nil || len(b) == 0 {
-		return 0, err
+		return 0, failure("read the indexed sequence", err)
 	}
-	return strconv.ParseInt(string(b), 10, 64)
+	seq, err := strconv.ParseInt(string(b), 10, 64)
+	return seq, failure("read the indexed sequence", err)
 }
 
 // DocCount is the number of entries.
-func (ix *Index) DocCount() (uint64, error) { return ix.idx.DocCount() }
+func (ix *Index) DocCount() (uint64, error) {
+	n, err := ix.idx.DocCount()
+	return n, failure("count entries", err)
+}
 
 // entriesFor computes the entries a document should have: one per stored state (deleted
 // states only shadow), plus a name-only entry in its era of origin while that era has no
@@ -306,7 +348,7 @@ func (ix *Index) code(worldID, era string) (string, bool, error) {
 	}
 	b, err := ix.idx.GetInternal([]byte(internalScope + sc))
 	if err != nil || len(b) == 0 {
-		return "", false, err
+		return "", false, failure("read a scope code", err)
 	}
 	ix.codesMu.Lock()
 	ix.codes[sc] = string(b)
@@ -323,10 +365,10 @@ func (ix *Index) allocCode(worldID, era string) (string, error) {
 	}
 	next := int64(0)
 	if b, err := ix.idx.GetInternal([]byte(internalNextCode)); err != nil {
-		return "", err
+		return "", failure("read the next scope code", err)
 	} else if len(b) > 0 {
 		if next, err = strconv.ParseInt(string(b), 36, 64); err != nil {
-			return "", fmt.Errorf("search: bad next scope code %q", b)
+			return "", failure("read the next scope code", fmt.Errorf("bad code %q", b))
 		}
 	}
 	c := strconv.FormatInt(next, 36)
@@ -334,7 +376,7 @@ func (ix *Index) allocCode(worldID, era string) (string, error) {
 	b.SetInternal([]byte(internalNextCode), []byte(strconv.FormatInt(next+1, 36)))
 	b.SetInternal([]byte(internalScope+scope(worldID, era)), []byte(c))
 	if err := ix.idx.Batch(b); err != nil {
-		return "", fmt.Errorf("search: allocate scope code: %w", err)
+		return "", failure("allocate a scope code", err)
 	}
 	ix.codesMu.Lock()
 	ix.codes[scope(worldID, era)] = c
@@ -373,7 +415,7 @@ func (ix *Index) indexedIDs(docID string) ([]string, error) {
 	req := bleve.NewSearchRequestOptions(q, 10000, 0, false)
 	res, err := ix.idx.Search(req)
 	if err != nil {
-		return nil, err
+		return nil, failure("find a document's entries", err)
 	}
 	ids := make([]string, len(res.Hits))
 	for i, h := range res.Hits {
@@ -415,7 +457,7 @@ func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) (map[
 	ids := make(map[string]bool, len(want))
 	for id, e := range want {
 		if err := b.Index(id, e); err != nil {
-			return nil, err
+			return nil, failure("index "+id, err)
 		}
 		ids[id] = true
 	}

@@ -2,7 +2,9 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strconv"
 	"strings"
@@ -14,12 +16,18 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/loreweave/loreweave/app/background"
 	"github.com/loreweave/loreweave/app/store"
 )
 
-// Indexer keeps the index in step with the database.
+// Indexer keeps the index at Path in step with the database, and search available: when the
+// index fails (an error or a panic from Bleve while it is opened, written or queried, or a
+// damaged segment), the indexer moves it aside and rebuilds it from the database in the
+// background. Searches answer 503 search_rebuilding until the new index has caught up;
+// reads and writes carry on, and the writes made meanwhile reach the new index.
 type Indexer struct {
-	Index *Index
+	// Path is the index's directory.
+	Path  string
 	Store *store.Store
 	// PollInterval bounds how late changes made by other processes are seen.
 	PollInterval time.Duration
@@ -29,58 +37,206 @@ type Indexer struct {
 	// during a batch waits at most Gather plus the batch, well within the one-second promise.
 	Gather time.Duration
 
+	mu sync.Mutex
+	// index is the open index, nil while there is none (after a failure, until the next
+	// one is opened).
+	index *Index
+	// searchable says index may answer searches: it is the one the server started with, or
+	// a rebuilt one that caught up with the database.
+	searchable bool
+
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-// Start reconciles the index with the database, then follows the outbox, on one goroutine.
-func (ix *Indexer) Start() {
-	ctx, cancel := context.WithCancel(context.Background())
-	ix.cancel = cancel
-	ix.done = make(chan struct{})
+// Start opens the index, then reconciles it with the database and follows the outbox, on one
+// goroutine. It fails only if another process holds the index (ErrLocked): an index of an
+// older mapping is rebuilt in place, answering searches as it fills; one that cannot be
+// opened is moved aside and rebuilt.
+func (ix *Indexer) Start() error {
 	if ix.PollInterval == 0 {
 		ix.PollInterval = 250 * time.Millisecond
 	}
 	if ix.Gather == 0 {
 		ix.Gather = 300 * time.Millisecond
 	}
-	go func() {
-		defer close(ix.done)
-		// The sequence is read before the reconcile: whatever commits during it is indexed
-		// again from the outbox, which is harmless.
-		head, err := ix.Store.OutboxHead()
-		if err != nil {
-			ix.Store.App().Logger().Error("search: outbox head", "error", err.Error())
-			return
+	idx, err := Open(ix.Path)
+	if errors.Is(err, ErrOldMapping) {
+		ix.log().Info("search: the index was built by an older version; rebuilding it from the database")
+		if err = Remove(ix.Path); err == nil {
+			idx, err = Open(ix.Path)
 		}
-		seq, err := ix.Index.Seq()
-		if err != nil {
-			ix.Store.App().Logger().Error("search: read indexed sequence", "error", err.Error())
-		}
-		if _, err := ix.Index.Reconcile(ctx, ix.Store, head, nil); err != nil && ctx.Err() == nil {
-			ix.Store.App().Logger().Error("search: reconcile", "error", err.Error())
-		}
-		seq = max(seq, head)
-		ix.Store.TailOutbox(ctx, seq, ix.PollInterval, nil, func(rows []store.OutboxRow) {
-			if err := ix.Index.Apply(ix.Store, rows); err != nil && ctx.Err() == nil {
-				ix.Store.App().Logger().Error("search: index changes", "error", err.Error())
-			}
-			if len(rows) < 500 { // caught up: let the next changes gather
-				select {
-				case <-ctx.Done():
-				case <-time.After(ix.Gather):
-				}
-			}
-		})
-	}()
+	}
+	switch {
+	case errors.Is(err, ErrLocked):
+		return err
+	case err != nil:
+		ix.discard(nil, err) // the goroutine opens a new one
+	default:
+		ix.index, ix.searchable = idx, true
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ix.cancel = cancel
+	ix.done = make(chan struct{})
+	go ix.run(ctx)
+	return nil
 }
 
-// Stop ends the indexer and waits for its current batch.
+// Stop ends the indexer, waits for its current batch and closes the index.
 func (ix *Indexer) Stop() {
-	if ix.cancel != nil {
-		ix.cancel()
-		<-ix.done
+	if ix.cancel == nil {
+		return
 	}
+	ix.cancel()
+	<-ix.done
+	ix.mu.Lock()
+	idx := ix.index
+	ix.index, ix.searchable = nil, false
+	ix.mu.Unlock()
+	ix.close(idx)
+}
+
+// close closes idx (if any), logging rather than returning a failure: nothing else is to
+// be done about it.
+func (ix *Indexer) close(idx *Index) {
+	if idx == nil {
+		return
+	}
+	if err := background.Catch(idx.Close); err != nil {
+		background.Log(ix.log(), "search: close the index", err)
+	}
+}
+
+// Index returns the index searches may use, or the 503 search_rebuilding error while it is
+// rebuilt.
+func (ix *Indexer) Index() (*Index, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.index == nil || !ix.searchable || ix.index.broken.Err() != nil {
+		return nil, errRebuilding()
+	}
+	return ix.index, nil
+}
+
+func (ix *Indexer) log() *slog.Logger { return ix.Store.App().Logger() }
+
+// run follows the outbox into the index until ctx ends; whenever that stops on a failure of
+// the index, it discards the index and starts again on a new one. Other failures (of the
+// database) start it again on the same index. Failures in a row wait longer and longer.
+func (ix *Indexer) run(ctx context.Context) {
+	defer close(ix.done)
+	for failures := 0; ; {
+		err := background.Catch(func() error {
+			return ix.follow(ctx, func() { failures = 0 })
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		ix.mu.Lock()
+		idx := ix.index
+		ix.mu.Unlock()
+		if isFailure(err) {
+			ix.discard(idx, err)
+		} else {
+			background.Log(ix.log(), "search: the indexer stopped; starting it again", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(retryDelay(failures)):
+		}
+		failures++
+	}
+}
+
+// retryDelay is how long the indexer waits before starting again after failures failures in
+// a row: not at all after the first, then 1 s, 2 s, 4 s… up to a minute.
+func retryDelay(failures int) time.Duration {
+	if failures == 0 {
+		return 0
+	}
+	return min(time.Minute, time.Second<<min(failures-1, 6))
+}
+
+// follow opens an index if there is none, reconciles it with the database, and follows the
+// outbox into it until ctx ends or something fails, and returns why it stopped. ready is
+// called once the index has caught up.
+func (ix *Indexer) follow(ctx context.Context, ready func()) error {
+	ix.mu.Lock()
+	idx := ix.index
+	ix.mu.Unlock()
+	if idx == nil {
+		var err error
+		if idx, err = Open(ix.Path); err != nil {
+			return err
+		}
+		ix.mu.Lock()
+		ix.index = idx
+		ix.mu.Unlock()
+	}
+	// A failure found by a query or a compaction ends the reconcile or the tail.
+	ctx, interrupt := context.WithCancelCause(ctx)
+	defer interrupt(nil)
+	defer context.AfterFunc(idx.broken, func() { interrupt(context.Cause(idx.broken)) })()
+
+	// The sequence is read before the reconcile: whatever commits during it is indexed
+	// again from the outbox, which is harmless.
+	head, err := ix.Store.OutboxHead()
+	if err != nil {
+		return fmt.Errorf("search: read the outbox head: %w", err)
+	}
+	seq, err := idx.Seq()
+	if err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	rebuilding := !ix.searchable
+	ix.mu.Unlock()
+	if rebuilding {
+		atFailpoint("rebuild")
+	}
+	if _, err := idx.Reconcile(ctx, ix.Store, head, nil); err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return err
+	}
+	ix.mu.Lock()
+	ix.searchable = true
+	ix.mu.Unlock()
+	if rebuilding {
+		ix.log().Info("search: the index was rebuilt from the database")
+	}
+	ready()
+	ix.Store.TailOutbox(ctx, max(seq, head), ix.PollInterval, nil, func(rows []store.OutboxRow) {
+		if err := idx.Apply(ix.Store, rows); isFailure(err) {
+			interrupt(err)
+			return
+		} else if err != nil && ctx.Err() == nil {
+			ix.log().Error("search: index changes", "error", err.Error())
+		}
+		if len(rows) < 500 { // caught up: let the next changes gather
+			select {
+			case <-ctx.Done():
+			case <-time.After(ix.Gather):
+			}
+		}
+	})
+	return context.Cause(ctx) // the tail returns once ctx ended
+}
+
+// discard takes a failed index out of service: searches answer 503 search_rebuilding, the
+// index is closed and moved aside, and the next follow builds a new one.
+func (ix *Indexer) discard(idx *Index, cause error) {
+	ix.mu.Lock()
+	ix.index, ix.searchable = nil, false
+	ix.mu.Unlock()
+	ix.close(idx)
+	aside, err := moveAside(ix.Path)
+	if err != nil {
+		background.Log(ix.log(), "search: set the failed index aside", err)
+	}
+	background.Log(ix.log(), "search: the index failed; rebuilding it from the database (search answers search_rebuilding meanwhile)", cause, "movedTo", aside)
 }
 
 // Apply indexes the documents a run of outbox rows names, in one batch that also records the
@@ -91,6 +247,7 @@ func (ix *Index) Apply(s *store.Store, rows []store.OutboxRow) error {
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	atFailpoint("apply")
 	b := ix.idx.NewBatch()
 	updated := map[string]map[string]bool{}
 	for _, r := range rows {
@@ -109,7 +266,7 @@ func (ix *Index) Apply(s *store.Store, rows []store.OutboxRow) error {
 	b.SetInternal(internalSeq, []byte(strconv.FormatInt(rows[len(rows)-1].Seq, 10)))
 	if err := ix.idx.Batch(b); err != nil {
 		ix.entries = nil // unsure what went in: search for old entries until the next reconcile
-		return err
+		return failure("index changes", err)
 	}
 	for doc, ids := range updated {
 		ix.remember(doc, ids)
@@ -151,8 +308,9 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 		go func(batches <-chan *bleve.Batch) {
 			defer wg.Done()
 			for b := range batches {
-				if err := ix.idx.Batch(b); err != nil {
-					errOnce.Do(func() { batchErr = err; cancel() })
+				// A panic here would end the process: this goroutine is not the caller's.
+				if err := background.Catch(func() error { return ix.idx.Batch(b) }); err != nil {
+					errOnce.Do(func() { batchErr = failure("index a batch", err); cancel() })
 				}
 			}
 		}(batches)
@@ -228,7 +386,7 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 			}
 			for id, e := range want {
 				if err := b.Index(id, e); err != nil {
-					return fail(err)
+					return fail(failure("index "+id, err))
 				}
 			}
 			if b.Size() >= reconcileBatch {
@@ -255,7 +413,7 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 	}
 	b.SetInternal(internalSeq, []byte(strconv.FormatInt(seq, 10)))
 	if err := ix.idx.Batch(b); err != nil {
-		return repaired, err
+		return repaired, failure("index a batch", err)
 	}
 	ix.entries = entries
 	if repaired >= compactAfter {
@@ -275,6 +433,7 @@ const compactAfter = 10000
 // compact merges the whole index into one segment in the background, once a reconcile
 // indexed many documents (a rebuild, a restore): a query then opens one segment's
 // dictionaries instead of a dozen. Scorch keeps answering queries meanwhile; Close stops it.
+// A compaction that panics marks the index broken.
 func (ix *Index) compact() {
 	adv, err := ix.idx.Advanced()
 	if err != nil {
@@ -289,7 +448,10 @@ func (ix *Index) compact() {
 		defer ix.compactions.Done()
 		opts := mergeplan.SingleSegmentMergePlanOptions
 		// A compaction that fails or is stopped leaves the segments as they were.
-		_ = sc.ForceMerge(ix.closing, &opts)
+		err := background.Catch(func() error { _ = sc.ForceMerge(ix.closing, &opts); return nil })
+		if err != nil {
+			ix.markBroken(failure("compact", err))
+		}
 	}()
 }
 
@@ -321,7 +483,10 @@ func (ix *Index) signatures(ctx context.Context) (map[string]map[string]string, 
 		}
 		res, err := ix.idx.SearchInContext(ctx, req)
 		if err != nil {
-			return nil, fmt.Errorf("search: read signatures: %w", err)
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, failure("read signatures", err)
 		}
 		for _, h := range res.Hits {
 			doc, _ := h.Fields["docId"].(string)

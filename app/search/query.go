@@ -1,7 +1,6 @@
 package search
 
 import (
-	"fmt"
 	"html"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/background"
 	"github.com/loreweave/loreweave/app/store"
 )
 
@@ -37,15 +37,17 @@ const MaxDepth = 10_000
 // MaxQuery is the longest query in characters: a query's cost grows with its words.
 const MaxQuery = 500
 
-// Searcher runs queries against the index.
+// Searcher runs queries against the indexer's index.
 type Searcher struct {
-	Index *Index
-	Store *store.Store
+	Indexer *Indexer
+	Store   *store.Store
 }
 
 // Search runs q: every word must match the name or the text (exactly, by stem, fuzzily for
 // words of five letters or more, or, for the last word when it is still being typed, as a
-// prefix); "quoted phrases" must match in order.
+// prefix); "quoted phrases" must match in order. While the index is rebuilt it answers 503
+// search_rebuilding; a query that finds the index broken (Bleve fails or panics) starts the
+// rebuild and answers the same.
 func (s Searcher) Search(q Query) (Results, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return Results{}, apierr.Field("q", "\"q\" is required: the text to search for")
@@ -60,6 +62,24 @@ func (s Searcher) Search(q Query) (Results, error) {
 	if err != nil {
 		return Results{}, err
 	}
+	idx, err := s.Indexer.Index()
+	if err != nil {
+		return Results{}, err
+	}
+	var res Results
+	err = background.Catch(func() (err error) {
+		res, err = idx.search(q, chain)
+		return err
+	})
+	if isFailure(err) {
+		idx.markBroken(err)
+		return Results{}, errRebuilding()
+	}
+	return res, err
+}
+
+// search runs q in the scopes of an era chain.
+func (ix *Index) search(q Query, chain []string) (Results, error) {
 	words, phrases := parse(q.Text)
 	if len(words) == 0 && len(phrases) == 0 {
 		return Results{}, nil
@@ -68,9 +88,9 @@ func (s Searcher) Search(q Query) (Results, error) {
 	shadows := make([]query.Query, len(chain))
 	for i, e := range chain {
 		shadows[i] = term("shadowed", indexEra(e), 1)
-		code, ok, err := s.Index.code(q.WorldID, e)
+		code, ok, err := ix.code(q.WorldID, e)
 		if err != nil {
-			return Results{}, fmt.Errorf("search: scope: %w", err)
+			return Results{}, err
 		}
 		if ok {
 			scopes = append(scopes, code+sep)
@@ -98,9 +118,10 @@ func (s Searcher) Search(q Query) (Results, error) {
 	req.Fields = []string{"docId", "name", "text", "documentType"}
 	req.IncludeLocations = true
 	req.SortBy([]string{"-_score", "_id"})
-	res, err := s.Index.idx.Search(req)
+	atFailpoint("query")
+	res, err := ix.idx.Search(req)
 	if err != nil {
-		return Results{}, fmt.Errorf("search: query: %w", err)
+		return Results{}, failure("query", err)
 	}
 	out := Results{Total: int(res.Total), Hits: make([]Hit, 0, len(res.Hits))}
 	for _, h := range res.Hits {

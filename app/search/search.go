@@ -15,6 +15,11 @@
 // stored (with Batch.SetInternal, in the same batch as the documents) and re-indexes the
 // documents they name. On start, a full reconcile compares every document and state with
 // the index by signature (version, name, type, shadowing) and repairs differences.
+//
+// The index holds nothing the database does not: when it fails (a segment that does not
+// match its checksum, an error or a panic from Bleve while opening, indexing or querying),
+// the indexer sets it aside and rebuilds it, and searches answer 503 search_rebuilding
+// meanwhile (failure.go).
 package search
 
 import "github.com/loreweave/loreweave/app/store"

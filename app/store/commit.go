@@ -4,11 +4,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
+
+	"github.com/loreweave/loreweave/app/background"
 )
 
 // maxGroup bounds how many writes share one transaction.
@@ -144,12 +147,18 @@ func (c *committer) startCheckpoints(reader *sql.DB) {
 				return
 			case <-t.C:
 			}
-			frames, err := checkpoint(reader, "PASSIVE")
-			if err == nil && frames >= walLimit {
-				_, err = checkpoint(reader, "RESTART")
-			}
-			if err != nil && c.app != nil {
-				c.app.Logger().Warn("store: checkpoint", "error", err.Error())
+			err := background.Catch(func() error {
+				frames, err := checkpoint(reader, "PASSIVE")
+				if err == nil && frames >= walLimit {
+					_, err = checkpoint(reader, "RESTART")
+				}
+				return err
+			})
+			var pe *background.PanicError
+			if errors.As(err, &pe) {
+				background.Log(c.log(), "store: checkpoint", err)
+			} else if err != nil {
+				c.log().Warn("store: checkpoint", "error", err.Error())
 			}
 		}
 	}()
@@ -238,6 +247,24 @@ func (c *committer) commit(batch []*commitJob) {
 	}
 }
 
+// runWrite runs one write of a transaction. A write that panics fails like one that errs (its
+// caller gets a 500), and the committer, which every write goes through, keeps going.
+func (c *committer) runWrite(j *commitJob, w *writeTx) error {
+	err := background.Catch(func() error { return j.write(w) })
+	var pe *background.PanicError
+	if errors.As(err, &pe) {
+		background.Log(c.log(), "store: a write panicked; it is rolled back", err)
+	}
+	return err
+}
+
+func (c *committer) log() *slog.Logger {
+	if c.app == nil {
+		return slog.Default()
+	}
+	return c.app.Logger()
+}
+
 // errWriteFailed ends an attempt without savepoints in which one of several writes failed.
 var errWriteFailed = errors.New("store: a write of the group failed")
 
@@ -255,7 +282,7 @@ func (c *committer) transaction(batch []*commitJob, results []error, savepoints 
 	w := &writeTx{tx: tx, st: c.st}
 	for i, j := range batch {
 		if !savepoints {
-			if results[i] = j.write(w); results[i] != nil {
+			if results[i] = c.runWrite(j, w); results[i] != nil {
 				if len(batch) == 1 {
 					return results[i]
 				}
@@ -266,7 +293,7 @@ func (c *committer) transaction(batch []*commitJob, results []error, savepoints 
 		if _, err := tx.Exec("SAVEPOINT write"); err != nil {
 			return err
 		}
-		if results[i] = j.write(w); results[i] != nil {
+		if results[i] = c.runWrite(j, w); results[i] != nil {
 			if _, err := tx.Exec("ROLLBACK TO write"); err != nil {
 				return err
 			}

@@ -70,8 +70,8 @@ func keys(t *testing.T, db *sql.DB) []string {
 	return out
 }
 
-// TestCommitterIsolatesFailedWrites: in a group, a failed write leaves nothing behind and
-// the others commit; alone, it leaves nothing either.
+// TestCommitterIsolatesFailedWrites: in a group, a failed write (one that errs or panics)
+// leaves nothing behind and the others commit; alone, it leaves nothing either.
 func TestCommitterIsolatesFailedWrites(t *testing.T) {
 	boom := errors.New("boom")
 	failAfterInsert := func(w *writeTx) error {
@@ -79,6 +79,12 @@ func TestCommitterIsolatesFailedWrites(t *testing.T) {
 			return err
 		}
 		return boom
+	}
+	panicAfterInsert := func(w *writeTx) error {
+		if err := insert("x")(w); err != nil {
+			return err
+		}
+		panic("boom")
 	}
 	for _, tc := range []struct {
 		name   string
@@ -91,6 +97,8 @@ func TestCommitterIsolatesFailedWrites(t *testing.T) {
 		{"a statement fails", []func(w *writeTx) error{insert("a"), insert("y", "a"), insert("c")}, []bool{false, true, false}, []string{"a", "c"}},
 		{"first and last fail", []func(w *writeTx) error{failAfterInsert, insert("b"), insert("b")}, []bool{true, false, true}, []string{"b"}},
 		{"alone", []func(w *writeTx) error{failAfterInsert}, []bool{true}, nil},
+		{"one panics", []func(w *writeTx) error{insert("a"), panicAfterInsert, insert("c")}, []bool{false, true, false}, []string{"a", "c"}},
+		{"panics alone", []func(w *writeTx) error{panicAfterInsert}, []bool{true}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			results, db := testCommitter(t, tc.writes...)

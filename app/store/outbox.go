@@ -138,7 +138,7 @@ func (s *Store) pruneOutbox(ctx context.Context) {
 // arrive within that interval.
 func (s *Store) TailOutbox(ctx context.Context, from int64, interval time.Duration, wake func(Change) bool, fn func([]OutboxRow)) {
 	nudge := make(chan struct{}, 1)
-	s.OnChange(func(c Change) {
+	remove := s.OnChange(func(c Change) {
 		if wake != nil && !wake(c) {
 			return
 		}
@@ -147,6 +147,7 @@ func (s *Store) TailOutbox(ctx context.Context, from int64, interval time.Durati
 		default:
 		}
 	})
+	defer remove()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

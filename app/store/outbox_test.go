@@ -66,3 +66,33 @@ func TestPruneOutboxKeepsTheNewestRowAndResetsStaleStreams(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// An outbox follower that panics ends neither the process nor the others' feed.
+func TestAPanickingFollowerLeavesTheOthersFed(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	s.LW.Store.OnOutbox(func([]store.OutboxRow) { panic("follower") })
+	fed := make(chan string, 100)
+	s.LW.Store.OnOutbox(func(rows []store.OutboxRow) {
+		for _, r := range rows {
+			fed <- r.Document
+		}
+	})
+	seen := func(id string) {
+		t.Helper()
+		deadline := time.After(5 * time.Second)
+		for {
+			select {
+			case doc := <-fed:
+				if doc == id {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("the follower after the panicking one never saw %s", id)
+			}
+		}
+	}
+	seen(s.Document(ann, w, "First", "card"))
+	seen(s.Document(ann, w, "Second", "card"))
+}

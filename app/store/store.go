@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/background"
 )
 
 // Store is the handle every surface uses to read and change Loreweave's data.
@@ -27,7 +29,7 @@ type Store struct {
 	locks   *lockTable
 
 	mu        sync.RWMutex
-	listeners []func(Change)
+	listeners []*listener
 	followers []func([]OutboxRow)
 	eraChains sync.Map // era id -> []string chain, immutable once created
 
@@ -61,10 +63,11 @@ func (s *Store) Start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
+	log := s.app.Logger()
 	pruned := make(chan struct{})
 	go func() {
 		defer close(pruned)
-		s.pruneOutbox(ctx)
+		background.Loop(ctx, log, "outbox pruning", s.pruneOutbox)
 	}()
 	go func() {
 		defer close(s.done)
@@ -72,13 +75,19 @@ func (s *Store) Start() error {
 		// Content writes reach their watchers through OnChange; the followers of the outbox
 		// (caches, access checks, world streams) need waking only for the other changes.
 		notContent := func(c Change) bool { return c.Kind != "document.content" }
-		s.TailOutbox(ctx, head, OutboxPoll, notContent, func(rows []OutboxRow) {
-			s.mu.RLock()
-			fs := s.followers
-			s.mu.RUnlock()
-			for _, fn := range fs {
-				fn(rows)
-			}
+		background.Loop(ctx, log, "outbox follower", func(ctx context.Context) {
+			s.TailOutbox(ctx, head, OutboxPoll, notContent, func(rows []OutboxRow) {
+				s.mu.RLock()
+				fs := s.followers
+				s.mu.RUnlock()
+				for _, fn := range fs {
+					// One follower's panic neither ends the others' feed nor the process.
+					if err := background.Catch(func() error { fn(rows); return nil }); err != nil {
+						background.Log(log, "store: an outbox follower panicked", err)
+					}
+				}
+				head = rows[len(rows)-1].Seq // a restarted tail resumes after these
+			})
 		})
 	}()
 	return nil
@@ -122,20 +131,30 @@ type Change struct {
 	Client       Client // the editor that sent a content change, if it said
 }
 
-// OnChange registers fn to be called after every committed change made through this Store.
-// Changes made by other processes arrive through the outbox instead.
-func (s *Store) OnChange(fn func(Change)) {
+// OnChange registers fn to be called after every committed change made through this Store,
+// until remove is called. Changes made by other processes arrive through the outbox instead.
+func (s *Store) OnChange(fn func(Change)) (remove func()) {
+	l := &listener{fn}
 	s.mu.Lock()
-	s.listeners = append(s.listeners, fn)
+	s.listeners = append(s.listeners, l)
 	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		// A new slice: publish may be reading the old one.
+		s.listeners = slices.DeleteFunc(slices.Clone(s.listeners), func(o *listener) bool { return o == l })
+		s.mu.Unlock()
+	}
 }
+
+// listener is one OnChange registration (a pointer, so that it can be found to remove).
+type listener struct{ fn func(Change) }
 
 func (s *Store) publish(c Change) {
 	s.mu.RLock()
 	ls := s.listeners
 	s.mu.RUnlock()
-	for _, fn := range ls {
-		fn(c)
+	for _, l := range ls {
+		l.fn(c)
 	}
 }
 
