@@ -172,8 +172,8 @@ const scanChunkBytes = 256 << 10
 
 // opLogRow is one row of document_ops as read.
 type opLogRow struct {
-	Version int64  `db:"version"`
-	Ops     string `db:"ops"`
+	Version   int64  `db:"version"`
+	Ops       string `db:"ops"`
 	Actor     string `db:"actor"`
 	Created   string `db:"created"`
 	Client    string `db:"client"`

@@ -176,6 +176,20 @@ func TestBrowserCardEditorLayout(t *testing.T) {
 			look(t, ctx, fmt.Sprintf("card-editor-%s-%d", theme, width))
 		}
 	}
+
+	// Two people in one section: Bob types at the end of "Legends" while Ann watches his
+	// cursor arrive in her editor.
+	bob := s.NewUser("Bob Builder")
+	s.AddMember(ann, light.ID, bob, "editor")
+	do(t, ctx, chromedp.EmulateViewport(1366, 900), chromedp.Navigate(s.URL+paths["light"]), chromedp.WaitVisible(chromedp.CSS(`[data-testid="card-editor"] .cm-content`)))
+	bobCtx := browser(t)
+	legends := `[data-testid="section-editor"]:nth-child(2) .cm-content`
+	signInTo(t, bobCtx, s, bob, paths["light"], legends)
+	do(t, bobCtx, chromedp.Click(chromedp.CSS(legends)), chromedp.KeyEvent(kb.End), chromedp.SendKeys(chromedp.CSS(legends), " Nobody knows her true name"))
+	waitJS(t, ctx, "Bob's text and cursor", `document.querySelector('`+legends+`').textContent.endsWith("true name") &&
+		Array.from(document.querySelectorAll(".remote-name")).some(e => e.textContent === "Bob Builder")`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-editor"]:nth-child(1) .cm-line`)))
+	look(t, ctx, "card-editor-together")
 }
 
 // typistJS types into the first section of the card editor, as a person would with the
