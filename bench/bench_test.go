@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/loreweave/loreweave/ops"
 )
 
 // TestMain lets the test binary serve as the watcher child process too, as the bench binary
@@ -62,5 +65,55 @@ func TestTable(t *testing.T) {
 	}
 	if _, err := json.Marshal(r); err != nil {
 		t.Errorf("json: %v", err)
+	}
+}
+
+// TestEditorQuickRun runs the editor scenario of the quick mode end to end: it fails when the
+// typists' texts drift from the server's, and checks that both rows come out with a goal.
+func TestEditorQuickRun(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"--quick", "--only", "editor", "--json"}, &out); code != 0 {
+		t.Fatalf("exit status %d; output:\n%s", code, out.String())
+	}
+	var res struct {
+		Rows []struct {
+			Scenario string
+			Clients  int
+			Ops      int
+			Baseline string
+			Goal     string
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("decode %s: %v", out.String(), err)
+	}
+	goals := map[int]bool{}
+	for _, r := range res.Rows {
+		if r.Ops == 0 || r.Baseline == "" {
+			t.Errorf("row without measurements: %+v", r)
+		}
+		if r.Goal != "" {
+			goals[r.Clients] = true
+		}
+	}
+	if !goals[2] || !goals[10] {
+		t.Errorf("want editor rows with goals for 2 and 10 editors, got %+v", res.Rows)
+	}
+}
+
+// TestKeystrokes: every batch applies to the text it was made on, and the text stays near
+// its size however long the typing goes on.
+func TestKeystrokes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	body := ""
+	for i := 0; i < 20000; i++ {
+		next, err := ops.ApplySplices(body, keystrokes(rng, body))
+		if err != nil {
+			t.Fatalf("batch %d on a %d-unit text: %v", i, len(body), err)
+		}
+		body = next
+	}
+	if len(body) < 1000 || len(body) > 1400 {
+		t.Errorf("after 20,000 batches the text has %d units, want about 1,200", len(body))
 	}
 }

@@ -68,6 +68,7 @@ var scenarios = []scenario{
 	{"write", "1-op and 10-op content writes vs PocketBase record update, 1/10/50 clients", true, (*bench).runWrite},
 	{"read", "single-document read vs PocketBase record view", true, (*bench).runRead},
 	{"watch", "write-to-watcher latency (1/100/1,000 watchers) and memory per idle watcher", true, (*bench).runWatch},
+	{"editor", "editors typing into one section (2/10): keystroke batch to another editor's stream, vs plain write-to-watcher", false, (*bench).runEditor},
 	{"era", "era creation in a 100,000-document world vs a 10-document one", false, (*bench).runEra},
 	{"search", "search: index 100,000 documents, query latency vs SQLite FTS5", false, (*bench).runSearch},
 	{"rss", "peak RSS with 10,000 documents, 100 worlds, 1,000 watchers", false, (*bench).runRSS},

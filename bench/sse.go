@@ -85,6 +85,19 @@ func streamClient() *http.Client {
 // openOurs opens GET .../documents/{d}/events and returns once the snapshot arrived: the
 // watcher is then registered and sees every later write.
 func openOurs(c *http.Client, base, key, path string) (watch, error) {
+	w, err := openStream(c, base, key, path)
+	if err != nil {
+		return watch{}, err
+	}
+	if err := w.until("snapshot"); err != nil {
+		w.close()
+		return watch{}, err
+	}
+	return w, nil
+}
+
+// openStream opens one of our event streams and returns before reading any event.
+func openStream(c *http.Client, base, key, path string) (watch, error) {
 	req, err := http.NewRequest(http.MethodGet, base+path, nil)
 	if err != nil {
 		return watch{}, err
@@ -99,12 +112,7 @@ func openOurs(c *http.Client, base, key, path string) (watch, error) {
 		res.Body.Close()
 		return watch{}, fmt.Errorf("events: status %d", res.StatusCode)
 	}
-	w := watch{body: res.Body, rd: newSSEReader(res.Body)}
-	if err := w.until("snapshot"); err != nil {
-		w.close()
-		return watch{}, err
-	}
-	return w, nil
+	return watch{body: res.Body, rd: newSSEReader(res.Body)}, nil
 }
 
 // openPB opens PocketBase's realtime stream and subscribes it to topic (a record) with the
