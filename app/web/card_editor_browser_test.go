@@ -186,8 +186,10 @@ func TestBrowserCardEditorLayout(t *testing.T) {
 	legends := `[data-testid="section-editor"]:nth-child(2) .cm-content`
 	signInTo(t, bobCtx, s, bob, paths["light"], legends)
 	do(t, bobCtx, chromedp.Click(chromedp.CSS(legends)), chromedp.KeyEvent(kb.End), chromedp.SendKeys(chromedp.CSS(legends), " Nobody knows her true name"))
-	waitJS(t, ctx, "Bob's text and cursor", `document.querySelector('`+legends+`').textContent.endsWith("true name") &&
-		Array.from(document.querySelectorAll(".remote-name")).some(e => e.textContent === "Bob Builder")`)
+	waitJS(t, ctx, "Bob's text", `document.querySelector('`+legends+`').textContent.endsWith("true name")`)
+	// His cursor, at the end of what he typed.
+	waitJS(t, ctx, "Bob's cursor", `(() => { const c = document.querySelector('`+legends+` .remote-caret');
+		return c && c.textContent === "Bob Builder" && c.closest(".cm-line").textContent.endsWith("true nameBob Builder") })()`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-editor"]:nth-child(1) .cm-line`)))
 	look(t, ctx, "card-editor-together")
 }
@@ -466,6 +468,10 @@ func TestBrowserOffline(t *testing.T) {
 		map[string]any{"op": "card.editSectionText", "id": sec, "baseVersion": 1, "splices": []any{map[string]any{"pos": 0, "del": 0, "ins": "API⊕"}}}}}), http.StatusOK)
 	if got := eval[string](t, ctx, `document.querySelector('[data-testid="save-status"]').textContent`); !strings.HasPrefix(got, "Offline") {
 		t.Fatalf("status while offline: %q", got)
+	}
+	// Leaving now would lose the unsent edits: the page asks first.
+	if !eval[bool](t, ctx, `(() => { const e = new Event("beforeunload", { cancelable: true }); window.dispatchEvent(e); return e.defaultPrevented })()`) {
+		t.Fatal("leaving with unsent edits does not warn")
 	}
 	time.Sleep(2 * time.Second)
 	proxy.restore()

@@ -682,7 +682,11 @@
         sections[added.id].titleInput.select();
       }
     }
-    if (acked) flush(acked);
+    if (acked) {
+      flush(acked);
+      // Our cursor was sent in the text without our unacknowledged typing: now it is in.
+      if (cursorSection === acked) scheduleCursor(acked);
+    }
     refreshCursors();
     status();
   }
@@ -799,7 +803,8 @@
   function localPos(sec, pos, v) {
     if (v > version || v < sec.recentFrom) return -1;
     for (var i = 0; i < sec.recent.length; i++) {
-      if (sec.recent[i].version > v) pos = OT.mapPos(sec.recent[i].op, pos, -1);
+      // Text typed right at the cursor (usually by its owner) goes before it.
+      if (sec.recent[i].version > v) pos = OT.mapPos(sec.recent[i].op, pos, 1);
     }
     if (sec.inflight) pos = OT.mapPos(sec.inflight, pos, -1);
     if (sec.pending) pos = OT.mapPos(sec.pending, pos, -1);
