@@ -94,15 +94,15 @@ func TestBrowserCardEditor(t *testing.T) {
 	// Undo takes back Ann's own typing only, not someone else's written meanwhile.
 	legends := data.Sections[0].ID
 	first := `[data-testid="section-editor"]:first-child .cm-content`
-	do(t, ctx, chromedp.Click(chromedp.CSS(first)), chromedp.KeyEvent(kb.End), chromedp.SendKeys(chromedp.CSS(first), " Mine."))
+	do(t, ctx, chromedp.Click(chromedp.CSS(first)), chromedp.KeyEvent(kb.End), chromedp.KeyEvent(" Mine."))
 	waitJS(t, ctx, "saved", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
 	_, v := cardData(t, s, ann.Key, w.ID, card)
 	w.apply(t, card, "", map[string]any{"op": "card.editSectionText", "id": legends, "baseVersion": v, "splices": []any{map[string]any{"pos": 0, "ins": "Theirs. "}}})
-	waitJS(t, ctx, "their text", `document.querySelector('`+first+`').textContent === "Theirs. She sang to the tide. Mine."`)
+	waitJS(t, ctx, "their text", `CM.EditorView.findFromDOM(document.querySelector('`+first+`')).state.doc.toString() === "Theirs. She sang to the tide. Mine."`)
 	do(t, ctx, chromedp.KeyEvent("z", chromedp.KeyModifiers(kb.ModifierCtrl)))
-	waitJS(t, ctx, "undone", `document.querySelector('`+first+`').textContent === "Theirs. She sang to the tide."`)
+	waitJS(t, ctx, "undone", `CM.EditorView.findFromDOM(document.querySelector('`+first+`')).state.doc.toString() === "Theirs. She sang to the tide."`)
 	do(t, ctx, chromedp.KeyEvent("Z", chromedp.KeyModifiers(kb.ModifierCtrl, kb.ModifierShift)))
-	waitJS(t, ctx, "redone", `document.querySelector('`+first+`').textContent === "Theirs. She sang to the tide. Mine."`)
+	waitJS(t, ctx, "redone", `CM.EditorView.findFromDOM(document.querySelector('`+first+`')).state.doc.toString() === "Theirs. She sang to the tide. Mine."`)
 
 	// Remove the alias, the property and a section (after its confirmation).
 	do(t, ctx,
@@ -185,8 +185,11 @@ func TestBrowserCardEditorLayout(t *testing.T) {
 	bobCtx := browser(t)
 	legends := `[data-testid="section-editor"]:nth-child(2) .cm-content`
 	signInTo(t, bobCtx, s, bob, paths["light"], legends)
-	do(t, bobCtx, chromedp.Click(chromedp.CSS(legends)), chromedp.KeyEvent(kb.End), chromedp.SendKeys(chromedp.CSS(legends), " Nobody knows her true name"))
-	waitJS(t, ctx, "Bob's text", `document.querySelector('`+legends+`').textContent.endsWith("true name")`)
+	do(t, bobCtx, chromedp.Click(chromedp.CSS(legends)), chromedp.KeyEvent(kb.End), chromedp.KeyEvent(" Nobody knows her true name"))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`CM.EditorView.findFromDOM(document.querySelector('`+legends+`')).state.doc.toString().endsWith("true name")`, chromedp.WithPollingTimeout(liveWait))); err != nil {
+		t.Fatalf("Bob's text: Ann has %q, Bob has %q (%s)", eval[string](t, ctx, `CM.EditorView.findFromDOM(document.querySelector('`+legends+`')).state.doc.toString()`),
+			eval[string](t, bobCtx, `CM.EditorView.findFromDOM(document.querySelector('`+legends+`')).state.doc.toString()`), eval[string](t, bobCtx, `document.querySelector('[data-testid="save-status"]').textContent`))
+	}
 	// His cursor, at the end of what he typed.
 	waitJS(t, ctx, "Bob's cursor", `(() => { const c = document.querySelector('`+legends+` .remote-caret');
 		return c && c.textContent === "Bob Builder" && c.closest(".cm-line").textContent.endsWith("true nameBob Builder") })()`)
