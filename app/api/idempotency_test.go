@@ -1,8 +1,15 @@
 package api_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apptest"
 )
@@ -64,5 +71,74 @@ func TestIdempotencyKey(t *testing.T) {
 	bad := map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "dateMs": 2}}}
 	if r1, r2 := idem("bad-1", bad), idem("bad-1", bad); r1.Status != 422 || r2.Status != 422 || r2.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("error replay: %d %d", r1.Status, r2.Status)
+	}
+}
+
+// A key whose first request died with its process (kill -9 or SIGTERM mid-request) must not
+// answer idempotency_in_progress for a day: the retry runs, once.
+func TestIdempotencyKeyStrandedByCrash(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "History", "timeline")
+	content := "/api/v1/worlds/" + w + "/documents/" + tl + "/content"
+	body := []byte(`{"ops":[{"op":"timeline.addEvent","label":"Once","dateMs":1}]}`)
+	s.Stop()
+	// The mark the first request left behind when its process died, as that process wrote it.
+	sum := sha256.Sum256(append([]byte("POST "+content+"\n"), body...))
+	dead := core.NewBaseApp(core.BaseAppConfig{DataDir: s.Dir})
+	if err := dead.Bootstrap(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dead.DB().NewQuery("INSERT INTO idempotency_keys (principal, key, fingerprint, status, body, created) VALUES ({:p}, 'crash-1', {:f}, 0, '', {:t})").
+		Bind(dbx.Params{"p": ann.ID, "f": hex.EncodeToString(sum[:]), "t": time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")}).Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dead.ResetBootstrapState(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = apptest.StartIn(t, s.Dir)
+	s.OnResponse = checkResponse
+	idem := func() *apptest.Response {
+		return s.Do(apptest.Request{Method: "POST", Path: content, Key: ann.Key, Body: body, Header: http.Header{"Idempotency-Key": {"crash-1"}}})
+	}
+	if res := s.Must(idem(), http.StatusOK); res.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatal("the stranded key was replayed")
+	}
+	if res := s.Must(idem(), http.StatusOK); res.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatal("the retry's answer is not remembered")
+	}
+	if n := s.Count("document_ops", "document = '"+tl+"'"); n != 1 {
+		t.Fatalf("applied %d times", n)
+	}
+}
+
+// Two requests with the same key at the same time: one runs, the other waits its turn (409)
+// or gets the first one's answer; the write happens once.
+func TestIdempotencyKeyConcurrent(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "History", "timeline")
+	content := "/api/v1/worlds/" + w + "/documents/" + tl + "/content"
+	body := map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "label": "Once", "dateMs": 1}}}
+	var wg sync.WaitGroup
+	statuses := make([]int, 8)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = s.Do(apptest.Request{Method: "POST", Path: content, Key: ann.Key, Body: body, Header: http.Header{"Idempotency-Key": {"same"}}}).Status
+		}()
+	}
+	wg.Wait()
+	for _, st := range statuses {
+		if st != http.StatusOK && st != http.StatusConflict {
+			t.Fatalf("statuses %v", statuses)
+		}
+	}
+	if n := s.Count("document_ops", "document = '"+tl+"'"); n != 1 {
+		t.Fatalf("applied %d times (statuses %v)", n, statuses)
 	}
 }

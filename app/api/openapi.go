@@ -344,7 +344,7 @@ func OpenAPI() obj {
 		if post, ok := item.(obj)["post"].(obj); ok {
 			params, _ := post["parameters"].([]obj)
 			post["parameters"] = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": false,
-				"description": "Makes the POST safe to retry: the first response is stored for 24 hours and returned again (with Idempotent-Replayed: true) for the same key and request; the same key with a different request answers 422 idempotency_key_reused, and while the first is still running, 409 idempotency_in_progress.",
+				"description": "Makes the POST safe to retry: the first response is stored for 24 hours and returned again (with Idempotent-Replayed: true) for the same key and request; the same key with a different request answers 422 idempotency_key_reused, and while the first is still running, 409 idempotency_in_progress; if the server stopped while the first was running, a retry runs the request.",
 				"schema":      obj{"type": "string", "maxLength": 255}})
 			responses := post["responses"].(obj)
 			for _, code := range []string{"409", "422"} {

@@ -28,6 +28,8 @@ type API struct {
 	Live   *live.Hub
 	// KeyLimit and IPLimit bound requests per credential and per client address.
 	KeyLimit, IPLimit *ratelimit.Limiter
+
+	running runningKeys // idempotency keys whose first request is running
 }
 
 // Route is one /api/v1 route: the whole URL surface is the Routes table below.
