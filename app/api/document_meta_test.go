@@ -1,8 +1,10 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/loreweave/loreweave/app/apptest"
@@ -179,6 +181,72 @@ func TestOpLogAndNestedEras(t *testing.T) {
 	for _, q := range []string{"since=-1", "since=x", "limit=0", "limit=1001"} {
 		if res := s.Get(ann.Key, doc+"/ops?"+q); res.Status != 422 {
 			t.Fatalf("%s: %d", q, res.Status)
+		}
+	}
+}
+
+// together sends the requests at the same moment and returns their responses in order.
+func together(s *apptest.Server, reqs ...apptest.Request) []*apptest.Response {
+	out := make([]*apptest.Response, len(reqs))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, r := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			out[i] = s.Do(r)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return out
+}
+
+// Metadata changes sent together are checked and applied one after the other: two folders
+// moved into each other never both succeed (a cycle would leave both unreachable), and a
+// rename and a move of one document both stay.
+func TestConcurrentMetadataWrites(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	base := "/api/v1/worlds/" + w + "/documents/"
+	parentOf := func(id string) string {
+		var d struct{ ParentID string }
+		s.Must(s.Get(ann.Key, base+id), http.StatusOK).JSON(t, &d)
+		return d.ParentID
+	}
+	for trial := range 40 {
+		x := s.Document(ann, w, fmt.Sprintf("X%d", trial), "folder")
+		y := s.Document(ann, w, fmt.Sprintf("Y%d", trial), "folder")
+		res := together(s, patch(ann.Key, base+x, map[string]any{"parentId": y}), patch(ann.Key, base+y, map[string]any{"parentId": x}))
+		ok := 0
+		for _, r := range res {
+			switch {
+			case r.Status == http.StatusOK:
+				ok++
+			case r.Status != 422 || r.ErrorCode() != "invalid_field":
+				t.Fatalf("trial %d: %d %s", trial, r.Status, r.Body)
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("trial %d: %d moves succeeded (%d %d)", trial, ok, res[0].Status, res[1].Status)
+		}
+		if parentOf(x) == y && parentOf(y) == x {
+			t.Fatalf("trial %d: X and Y are in each other", trial)
+		}
+	}
+	folder := s.Document(ann, w, "Heroes", "folder")
+	for trial := range 100 {
+		card := s.Document(ann, w, fmt.Sprintf("Card %d", trial), "card")
+		name := fmt.Sprintf("Renamed %d", trial)
+		for _, r := range together(s, patch(ann.Key, base+card, map[string]any{"name": name}), patch(ann.Key, base+card, map[string]any{"parentId": folder})) {
+			s.Must(r, http.StatusOK)
+		}
+		var d struct{ Name, ParentID string }
+		s.Must(s.Get(ann.Key, base+card), http.StatusOK).JSON(t, &d)
+		if d.Name != name || d.ParentID != folder {
+			t.Fatalf("trial %d: rename and move together left %+v", trial, d)
 		}
 	}
 }

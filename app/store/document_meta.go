@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -23,34 +24,17 @@ type MetaChange struct {
 // UpdateDocument renames and/or moves a document (metadata is global across eras; eraID is
 // where the caller sees it, for resolving the new parent). A new name must be 1 to MaxName
 // characters; a parent must be a folder of the same world visible in the era, and a folder
-// cannot move into itself or its descendants.
+// cannot move into itself or its descendants. The change is checked and applied to the
+// document as it is in the transaction that changes it (metadata transactions run one at a
+// time on the write connection): changes sent together neither undo each other nor, between
+// them, make a cycle.
 func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Actor) (Document, error) {
-	kinds := []string{}
+	var name string
 	if ch.Name != nil {
-		name, err := CleanName("name", *ch.Name)
-		if err != nil {
+		var err error
+		if name, err = CleanName("name", *ch.Name); err != nil {
 			return Document{}, err
 		}
-		if name != d.Name {
-			d.Name = name
-			kinds = append(kinds, "document.renamed")
-		}
-	}
-	if ch.ParentID != nil && *ch.ParentID != d.ParentID {
-		if *ch.ParentID != "" {
-			if err := s.checkParent(d, eraID, *ch.ParentID); err != nil {
-				return Document{}, err
-			}
-		}
-		d.ParentID = *ch.ParentID
-		kinds = append(kinds, "document.moved")
-	}
-	if len(kinds) == 0 {
-		return d, nil
-	}
-	d.Updated = now()
-	renamed := kinds[0] == "document.renamed"
-	if renamed {
 		// The stored texts start with the name (they are what search indexes): they are
 		// rewritten below, with no content write in between in any era.
 		unlock, err := s.lockAllEras(d)
@@ -59,19 +43,48 @@ func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Ac
 		}
 		defer unlock()
 	}
+	if ch.ParentID != nil && *ch.ParentID != "" {
+		// Visible in the era; what the transaction cannot see from the cache is checked there.
+		if p, err := s.Document(d.WorldID, *ch.ParentID, eraID); err != nil || p.DocumentType != "folder" {
+			return Document{}, notFolder()
+		}
+	}
+	var kinds []string
 	var seqs []int64
 	err := s.app.RunInTransaction(func(tx core.App) error {
-		if _, err := tx.DB().NewQuery("UPDATE documents SET name = {:name}, parent = {:parent}, updated = {:t} WHERE id = {:id}").
+		kinds, seqs = nil, nil
+		db := tx.DB()
+		var cur Document
+		if err := db.NewQuery("SELECT " + docCols + " FROM documents d WHERE d.id = {:id}").Bind(dbx.Params{"id": d.ID}).One(&cur); err != nil {
+			return notFound(err)
+		}
+		if ch.Name != nil && name != cur.Name {
+			cur.Name = name
+			kinds = append(kinds, "document.renamed")
+		}
+		if ch.ParentID != nil && *ch.ParentID != cur.ParentID {
+			if err := checkParent(db, cur, *ch.ParentID); err != nil {
+				return err
+			}
+			cur.ParentID = *ch.ParentID
+			kinds = append(kinds, "document.moved")
+		}
+		d = cur
+		if len(kinds) == 0 {
+			return nil
+		}
+		d.Updated = now()
+		if _, err := db.NewQuery("UPDATE documents SET name = {:name}, parent = {:parent}, updated = {:t} WHERE id = {:id}").
 			Bind(dbx.Params{"name": d.Name, "parent": d.ParentID, "t": d.Updated, "id": d.ID}).Execute(); err != nil {
 			return err
 		}
-		if renamed {
-			if err := retext(tx.DB(), d); err != nil {
+		if kinds[0] == "document.renamed" {
+			if err := retext(db, d); err != nil {
 				return err
 			}
 		}
 		for _, k := range kinds {
-			seq, err := WriteOutbox(tx.DB(), k, d.WorldID, d.ID, eraID, "")
+			seq, err := WriteOutbox(db, k, d.WorldID, d.ID, eraID, "")
 			if err != nil {
 				return err
 			}
@@ -130,24 +143,41 @@ func retext(db dbx.Builder, d Document) error {
 	return nil
 }
 
-// checkParent checks that parentID can hold d.
-func (s *Store) checkParent(d Document, eraID, parentID string) error {
-	p, err := s.Document(d.WorldID, parentID, eraID)
-	if err != nil || p.DocumentType != "folder" {
-		return apierr.Field("parentId", "parentId must be the id of a folder in this world")
-	}
-	for id, depth := p.ID, 0; id != ""; depth++ {
+// notFolder is the answer to a parent that is not a folder of the world (visible in the era).
+func notFolder() error {
+	return apierr.Field("parentId", "parentId must be the id of a folder in this world")
+}
+
+// checkParent checks, in the transaction that moves d, that parentID ("" = the top level)
+// can hold d: a folder of d's world (its visibility in the era is checked before), and
+// neither d nor one of d's subfolders.
+func checkParent(db dbx.Builder, d Document, parentID string) error {
+	for id, depth := parentID, 0; id != ""; depth++ {
 		if id == d.ID {
 			return apierr.Field("parentId", "a folder cannot be moved into itself or one of its own subfolders")
 		}
 		if depth > 10000 {
 			return errors.New("store: folder chain too deep")
 		}
-		var parent string
-		if err := s.app.DB().NewQuery("SELECT parent FROM documents WHERE id = {:id}").Bind(dbx.Params{"id": id}).Row(&parent); err != nil {
-			return fmt.Errorf("store: folder chain: %w", err)
+		var f struct {
+			World  string `db:"world"`
+			Type   string `db:"documentType"`
+			Parent string `db:"parent"`
 		}
-		id = parent
+		err := db.NewQuery("SELECT world, documentType, parent FROM documents WHERE id = {:id}").Bind(dbx.Params{"id": id}).One(&f)
+		if errors.Is(err, sql.ErrNoRows) {
+			if depth == 0 {
+				return notFolder()
+			}
+			return nil // the chain ends in a folder deleted since
+		}
+		if err != nil {
+			return fmt.Errorf("store: folder chain of %s: %w", parentID, err)
+		}
+		if depth == 0 && (f.World != d.WorldID || f.Type != "folder") {
+			return notFolder()
+		}
+		id = f.Parent
 	}
 	return nil
 }

@@ -63,7 +63,7 @@ func (s *Store) CreateDocument(worldID, eraID, name, docType, parentID string, a
 	if parentID != "" {
 		f, err := s.Document(worldID, parentID, eraID)
 		if err != nil || f.DocumentType != "folder" {
-			return Document{}, apierr.Field("parentId", "parentId must be the id of a folder in this world")
+			return Document{}, notFolder()
 		}
 	}
 	d := Document{ID: newID(), WorldID: worldID, Name: name, DocumentType: docType, ParentID: parentID, EraID: eraID}
