@@ -250,3 +250,41 @@ func TestConcurrentMetadataWrites(t *testing.T) {
 		}
 	}
 }
+
+// Content writes sent together with a main-line delete either commit before it (and go with
+// the document) or answer 404: none leaves a state or op-log row behind.
+func TestWritesRacingDelete(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	var era struct{ ID string }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w+"/eras", map[string]any{"name": "Dark age"}), 201).JSON(t, &era)
+	base := "/api/v1/worlds/" + w + "/documents/"
+	for trial := range 20 {
+		tl := s.Document(ann, w, fmt.Sprintf("History %d", trial), "timeline")
+		var reqs []apptest.Request
+		for i := range 6 {
+			path := base + tl + "/content"
+			if i%3 == 2 {
+				path += "?era=" + era.ID
+			}
+			reqs = append(reqs, apptest.Request{Method: "POST", Path: path, Key: ann.Key,
+				Body: map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "label": fmt.Sprint(i), "dateMs": i}}}})
+		}
+		reqs = append(reqs, apptest.Request{Method: "DELETE", Path: base + tl, Key: ann.Key})
+		res := together(s, reqs...)
+		s.Must(res[len(res)-1], http.StatusNoContent)
+		for _, r := range res[:len(res)-1] {
+			if r.Status != http.StatusOK && r.Status != http.StatusNotFound {
+				t.Fatalf("trial %d: write %d %s", trial, r.Status, r.Body)
+			}
+		}
+		where := "document = '" + tl + "'"
+		if n, m := s.Count("document_states", where), s.Count("document_ops", where); n+m != 0 {
+			t.Fatalf("trial %d: %d states and %d op-log rows left of the deleted document", trial, n, m)
+		}
+		if n := s.Count("outbox", where+" AND kind = 'document.content' AND seq > (SELECT seq FROM outbox WHERE "+where+" AND kind = 'document.deleted')"); n != 0 {
+			t.Fatalf("trial %d: %d writes committed after the delete", trial, n)
+		}
+	}
+}

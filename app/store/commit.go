@@ -47,7 +47,7 @@ type commitJob struct {
 // write is always undone whole (its transaction or its savepoint), so SQLite need not keep
 // a statement journal to undo one statement alone.
 type statements struct {
-	updateState, insertState, insertOp, insertOutbox *sql.Stmt
+	docExists, updateState, insertState, insertOp, insertOutbox *sql.Stmt
 	// the op log's bound (see writeTx.appendOp)
 	opTotal, opsAfter, trimOps *sql.Stmt
 }
@@ -58,6 +58,7 @@ func prepare(db *sql.DB) (*statements, error) {
 		dst **sql.Stmt
 		sql string
 	}{
+		{&st.docExists, "SELECT 1 FROM documents WHERE id = ?"},
 		{&st.updateState, "UPDATE OR FAIL document_states SET data = ?, text = ?, version = ?, updated = ? WHERE id = ? AND version = ?"},
 		{&st.insertState, "INSERT OR FAIL INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated) VALUES (?, ?, ?, ?, ?, ?, ?, FALSE, ?)"},
 		{&st.insertOp, "INSERT OR FAIL INTO document_ops (document, era, version, total, ops, actor, credential, created, client, clientSeq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
@@ -76,7 +77,7 @@ func prepare(db *sql.DB) (*statements, error) {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.opTotal, st.opsAfter, st.trimOps} {
+	for _, s := range []*sql.Stmt{st.docExists, st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.opTotal, st.opsAfter, st.trimOps} {
 		if s != nil {
 			_ = s.Close()
 		}
@@ -91,6 +92,24 @@ type writeTx struct {
 
 func (w *writeTx) exec(s *sql.Stmt, args ...any) (sql.Result, error) {
 	return w.tx.Stmt(s).Exec(args...)
+}
+
+// errDeleted fails a write to a document deleted since the write resolved it.
+var errDeleted = errors.New("store: the document was deleted")
+
+// documentExists fails with errDeleted if the document is gone: a content write checks it
+// in its own transaction, so that it cannot commit after a main-line delete that committed
+// while it waited (which would leave state and op-log rows of no document).
+func (w *writeTx) documentExists(id string) error {
+	var one int
+	err := w.tx.Stmt(w.st.docExists).QueryRow(id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return errDeleted
+	}
+	if err != nil {
+		return fmt.Errorf("store: document %s: %w", id, err)
+	}
+	return nil
 }
 
 // outbox appends one change row and returns its sequence.

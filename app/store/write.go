@@ -133,6 +133,9 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	}
 	var seq int64
 	err = s.commits.do(func(w *writeTx) error {
+		if err := w.documentExists(d.ID); err != nil {
+			return err
+		}
 		t := now()
 		if own {
 			r, err := w.exec(w.st.updateState, string(data), text, version, t, row.ID, row.Version)
@@ -161,6 +164,9 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	}
 	if errors.Is(err, errConflict) {
 		return WriteResult{}, Change{}, apierr.New(http.StatusConflict, "conflict", "the document changed while this request was applied; retry it")
+	}
+	if errors.Is(err, errDeleted) {
+		return WriteResult{}, Change{}, apierr.ErrNotFound
 	}
 	if err != nil {
 		return WriteResult{}, Change{}, fmt.Errorf("store: commit %s: %w", d.ID, err)
