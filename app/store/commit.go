@@ -99,7 +99,8 @@ var errDeleted = errors.New("store: the document was deleted")
 
 // documentExists fails with errDeleted if the document is gone: a content write checks it
 // in its own transaction, so that it cannot commit after a main-line delete that committed
-// while it waited (which would leave state and op-log rows of no document).
+// while it waited (which would leave state and op-log rows of no document). Call it after
+// the write's first statement, which makes the transaction a writing one.
 func (w *writeTx) documentExists(id string) error {
 	var one int
 	err := w.tx.Stmt(w.st.docExists).QueryRow(id).Scan(&one)

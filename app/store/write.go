@@ -133,9 +133,6 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	}
 	var seq int64
 	err = s.commits.do(func(w *writeTx) error {
-		if err := w.documentExists(d.ID); err != nil {
-			return err
-		}
 		t := now()
 		if own {
 			r, err := w.exec(w.st.updateState, string(data), text, version, t, row.ID, row.Version)
@@ -143,11 +140,21 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 				return err
 			}
 			if n, _ := r.RowsAffected(); n != 1 {
+				if err := w.documentExists(d.ID); err != nil {
+					return err // deleted meanwhile, by another process
+				}
 				return errConflict
 			}
 		} else {
 			// First write in this era: the inherited state is copied here, the parent stays.
 			if _, err := w.exec(w.st.insertState, rowID, d.ID, req.EraID, string(data), text, version, row.Version, t); err != nil {
+				return err
+			}
+			// An updated row proves the document exists (a main-line delete removes its
+			// states with it); a new one does not. Checked after the insert, not before: a
+			// transaction that reads first holds a read snapshot, which a checkpoint can
+			// leave too old to start writing from (SQLITE_BUSY).
+			if err := w.documentExists(d.ID); err != nil {
 				return err
 			}
 		}
