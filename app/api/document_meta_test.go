@@ -288,3 +288,35 @@ func TestWritesRacingDelete(t *testing.T) {
 		}
 	}
 }
+
+// Deletes are checked in their own transaction: a document moved into a folder while the
+// folder is deleted is never left in a deleted folder, and a document deleted on the main line
+// and in an era at the same time leaves no tombstone behind.
+func TestDeleteRacingMetadataWrites(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	var era struct{ ID string }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w+"/eras", map[string]any{"name": "Dark age"}), 201).JSON(t, &era)
+	base := "/api/v1/worlds/" + w + "/documents/"
+	del := func(path string) apptest.Request { return apptest.Request{Method: "DELETE", Path: path, Key: ann.Key} }
+	for trial := range 40 {
+		folder := s.Document(ann, w, fmt.Sprintf("Folder %d", trial), "folder")
+		card := s.Document(ann, w, fmt.Sprintf("Card %d", trial), "card")
+		res := together(s, patch(ann.Key, base+card, map[string]any{"parentId": folder}), del(base+folder))
+		moved, deleted := res[0].Status == http.StatusOK, res[1].Status == http.StatusNoContent
+		if moved == deleted {
+			t.Fatalf("trial %d: move %d %s, delete %d %s", trial, res[0].Status, res[0].Body, res[1].Status, res[1].Body)
+		}
+
+		doc := s.Document(ann, w, fmt.Sprintf("Doc %d", trial), "card")
+		for _, r := range together(s, del(base+doc), del(base+doc+"?era="+era.ID)) {
+			if r.Status != http.StatusNoContent && r.Status != http.StatusNotFound {
+				t.Fatalf("trial %d: delete %d %s", trial, r.Status, r.Body)
+			}
+		}
+		if n := s.Count("document_states", "document = '"+doc+"'"); n != 0 {
+			t.Fatalf("trial %d: %d states left of the deleted document", trial, n)
+		}
+	}
+}

@@ -185,31 +185,43 @@ func checkParent(db dbx.Builder, d Document, parentID string) error {
 // DeleteDocument deletes a document. On the main line it is deleted everywhere, with its
 // states and op log; in an era it is hidden in that era and the eras descending from it (a
 // tombstone state), and the main line and other eras keep it. A folder must be empty (in the
-// era's view) first.
+// era's view) first. Existence and emptiness are checked in the deleting transaction, and a
+// main-line delete waits for the content writes under way in every era.
 func (s *Store) DeleteDocument(d Document, eraID string, actor Actor) error {
-	if d.DocumentType == "folder" {
-		parent := d.ID
-		_, n, err := s.Documents(d.WorldID, DocumentFilter{EraID: eraID, ParentID: &parent}, Page{Page: 1, PerPage: 1})
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			what := fmt.Sprintf("%d documents; move or delete them", n)
-			if n == 1 {
-				what = "a document; move or delete it"
-			}
-			return apierr.New(http.StatusConflict, "folder_not_empty", "the folder still holds %s first", what).With("children", n)
-		}
-	}
 	chain, err := s.EraChain(d.WorldID, eraID)
 	if err != nil {
 		return err
 	}
-	unlock := s.locks.lock(d.ID + "/" + eraID)
+	var unlock func()
+	if eraID == MainLine {
+		if unlock, err = s.lockAllEras(d); err != nil {
+			return err
+		}
+	} else {
+		unlock = s.locks.lock(d.ID + "/" + eraID)
+	}
 	defer unlock()
 	var seq int64
 	err = s.app.RunInTransaction(func(tx core.App) error {
 		db := tx.DB()
+		var one int
+		if err := db.NewQuery("SELECT 1 FROM documents WHERE id = {:id}").Bind(dbx.Params{"id": d.ID}).Row(&one); err != nil {
+			return notFound(err) // deleted on the main line meanwhile
+		}
+		if d.DocumentType == "folder" {
+			parent := d.ID
+			n, err := countDocuments(db, d.WorldID, chain, DocumentFilter{EraID: eraID, ParentID: &parent})
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				what := fmt.Sprintf("%d documents; move or delete them", n)
+				if n == 1 {
+					what = "a document; move or delete it"
+				}
+				return apierr.New(http.StatusConflict, "folder_not_empty", "the folder still holds %s first", what).With("children", n)
+			}
+		}
 		if eraID == MainLine {
 			// The op log goes with the document row (trigger document_ops_cascade).
 			if _, err := db.NewQuery("DELETE FROM document_states WHERE document = {:id}").Bind(dbx.Params{"id": d.ID}).Execute(); err != nil {

@@ -147,6 +147,34 @@ func (s *Store) Documents(worldID string, f DocumentFilter, p Page) ([]Document,
 	if err != nil {
 		return nil, 0, err
 	}
+	total, err := countDocuments(s.app.DB(), worldID, chain, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	where, params := documentsWhere(worldID, chain, f)
+	params["limit"] = p.PerPage
+	params["offset"] = p.offset()
+	items := []Document{}
+	if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE " + where + " ORDER BY d.created, d.rowid LIMIT {:limit} OFFSET {:offset}").
+		Bind(params).All(&items); err != nil {
+		return nil, 0, fmt.Errorf("store: list documents: %w", err)
+	}
+	return items, total, nil
+}
+
+// countDocuments counts the documents of a world visible in an era (whose chain is given),
+// narrowed by f, as db sees them (a transaction sees its own changes).
+func countDocuments(db dbx.Builder, worldID string, chain []string, f DocumentFilter) (int, error) {
+	where, params := documentsWhere(worldID, chain, f)
+	var total int
+	if err := db.NewQuery("SELECT COUNT(*) FROM documents d WHERE " + where).Bind(params).Row(&total); err != nil {
+		return 0, fmt.Errorf("store: count documents: %w", err)
+	}
+	return total, nil
+}
+
+// documentsWhere is the condition on documents d that selects a document list.
+func documentsWhere(worldID string, chain []string, f DocumentFilter) (string, dbx.Params) {
 	in, params := placeholders("era", chain)
 	params["w"] = worldID
 	where := "d.world = {:w} AND d.era IN (" + in + ")" +
@@ -159,18 +187,7 @@ func (s *Store) Documents(worldID string, f DocumentFilter, p Page) ([]Document,
 		where += " AND d.parent = {:parent}"
 		params["parent"] = *f.ParentID
 	}
-	var total int
-	if err := s.app.DB().NewQuery("SELECT COUNT(*) FROM documents d WHERE " + where).Bind(params).Row(&total); err != nil {
-		return nil, 0, fmt.Errorf("store: count documents: %w", err)
-	}
-	params["limit"] = p.PerPage
-	params["offset"] = p.offset()
-	items := []Document{}
-	if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE " + where + " ORDER BY d.created, d.rowid LIMIT {:limit} OFFSET {:offset}").
-		Bind(params).All(&items); err != nil {
-		return nil, 0, fmt.Errorf("store: list documents: %w", err)
-	}
-	return items, total, nil
+	return where, params
 }
 
 // stateRow is one row of document_states.
