@@ -54,6 +54,9 @@ func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Ac
 	err := s.app.RunInTransaction(func(tx core.App) error {
 		kinds, seqs = nil, nil
 		db := tx.DB()
+		if err := claimDocument(db, d.ID); err != nil {
+			return err
+		}
 		var cur Document
 		if err := db.NewQuery("SELECT " + docCols + " FROM documents d WHERE d.id = {:id}").Bind(dbx.Params{"id": d.ID}).One(&cur); err != nil {
 			return notFound(err)
@@ -100,6 +103,21 @@ func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Ac
 		s.publish(Change{Seq: seqs[i], Kind: k, WorldID: d.WorldID, DocumentID: d.ID, EraID: eraID, DocumentType: d.DocumentType, Actor: actor})
 	}
 	return d, nil
+}
+
+// claimDocument starts a metadata transaction with a write that changes nothing to the
+// document's row: it answers ErrNotFound if the document was deleted meanwhile, and makes the
+// transaction a writing one before it reads (a transaction that reads first holds a snapshot
+// that a checkpoint can leave too old to start writing from: SQLITE_BUSY).
+func claimDocument(db dbx.Builder, id string) error {
+	res, err := db.NewQuery("UPDATE documents SET updated = updated WHERE id = {:id}").Bind(dbx.Params{"id": id}).Execute()
+	if err != nil {
+		return fmt.Errorf("store: claim document %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return apierr.ErrNotFound
+	}
+	return nil
 }
 
 // lockAllEras takes the write lock of d in every era of its world, in order (ApplyOps holds
@@ -204,9 +222,8 @@ func (s *Store) DeleteDocument(d Document, eraID string, actor Actor) error {
 	var seq int64
 	err = s.app.RunInTransaction(func(tx core.App) error {
 		db := tx.DB()
-		var one int
-		if err := db.NewQuery("SELECT 1 FROM documents WHERE id = {:id}").Bind(dbx.Params{"id": d.ID}).Row(&one); err != nil {
-			return notFound(err) // deleted on the main line meanwhile
+		if err := claimDocument(db, d.ID); err != nil {
+			return err
 		}
 		if d.DocumentType == "folder" {
 			parent := d.ID
