@@ -45,8 +45,8 @@ func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Ac
 	}
 	if ch.ParentID != nil && *ch.ParentID != "" {
 		// Visible in the era; what the transaction cannot see from the cache is checked there.
-		if p, err := s.Document(d.WorldID, *ch.ParentID, eraID); err != nil || p.DocumentType != "folder" {
-			return Document{}, notFolder()
+		if err := s.checkFolder(d.WorldID, *ch.ParentID, eraID); err != nil {
+			return Document{}, err
 		}
 	}
 	var kinds []string
@@ -164,6 +164,14 @@ func retext(db dbx.Builder, d Document) error {
 // notFolder is the answer to a parent that is not a folder of the world (visible in the era).
 func notFolder() error {
 	return apierr.Field("parentId", "parentId must be the id of a folder in this world")
+}
+
+// checkFolder checks that id is a folder of the world visible in the era, as a parent must be.
+func (s *Store) checkFolder(worldID, id, eraID string) error {
+	if f, err := s.Document(worldID, id, eraID); err != nil || f.DocumentType != "folder" {
+		return notFolder()
+	}
+	return nil
 }
 
 // checkParent checks, in the transaction that moves d, that parentID ("" = the top level)

@@ -61,9 +61,8 @@ func (s *Store) CreateDocument(worldID, eraID, name, docType, parentID string, a
 			With("field", "documentType").With("allowed", types)
 	}
 	if parentID != "" {
-		f, err := s.Document(worldID, parentID, eraID)
-		if err != nil || f.DocumentType != "folder" {
-			return Document{}, notFolder()
+		if err := s.checkFolder(worldID, parentID, eraID); err != nil {
+			return Document{}, err
 		}
 	}
 	d := Document{ID: newID(), WorldID: worldID, Name: name, DocumentType: docType, ParentID: parentID, EraID: eraID}
