@@ -3,6 +3,7 @@ package api_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/pocketbase/pocketbase/core"
 
@@ -55,10 +56,18 @@ func TestDashboardChangesTakeEffectAtOnce(t *testing.T) {
 	if res := write(); res.Status != http.StatusForbidden {
 		t.Fatalf("write after the demotion: %d %s", res.Status, res.Body)
 	}
-	// A deleted membership no longer reads.
+	// A deleted membership no longer reads, and its open streams close.
+	stream := s.Stream(bob.Key, base+"/events")
+	if stream.Status != http.StatusOK {
+		t.Fatalf("Bob's world stream: %d", stream.Status)
+	}
+	stream.Expect(t, "ready")
 	dashboard(http.MethodDelete, "/api/collections/world_members/records/"+member.Id, nil)
 	if res := s.Get(bob.Key, base); res.Status != http.StatusNotFound {
 		t.Fatalf("read after the membership was deleted: %d %s", res.Status, res.Body)
+	}
+	if err := stream.Closed(5 * time.Second); err != nil {
+		t.Fatalf("Bob's world stream after the membership was deleted: %v", err)
 	}
 	// A world switched to free by app.Save (what the dashboard does) gates content at once.
 	world, err := s.PB.FindRecordById("worlds", w)
