@@ -10,9 +10,10 @@ import (
 	"github.com/loreweave/loreweave/app/apptest"
 )
 
-// TestDashboardChangesTakeEffectAtOnce: worlds and memberships changed as PocketBase records
-// (the dashboard, PocketBase's records API as a superuser, app.Save) used to be ignored by
-// the access caches until a restart. Each change now counts from the next request.
+// TestDashboardChangesTakeEffectAtOnce: worlds, memberships and keys changed as PocketBase
+// records (the dashboard, PocketBase's records API as a superuser, app.Save) used to be
+// ignored by the access caches until a restart (keys: for a minute). Each change now counts
+// from the next request, and closes the streams it no longer allows.
 func TestDashboardChangesTakeEffectAtOnce(t *testing.T) {
 	s := start(t)
 	ann, bob := s.NewUser("Ann"), s.NewUser("Bob")
@@ -80,6 +81,28 @@ func TestDashboardChangesTakeEffectAtOnce(t *testing.T) {
 	}
 	if res := s.Get(ann.Key, base+"/documents/"+tl); res.Status != http.StatusForbidden || res.ErrorCode() != "plan_required" {
 		t.Fatalf("content read after the switch to free: %d %s", res.Status, res.Body)
+	}
+	// A key revoked there stops working at once (it was cached), and its streams close; so
+	// does one whose record is deleted.
+	for _, method := range []string{http.MethodPatch, http.MethodDelete} {
+		key, rec, err := s.LW.Keys.Create(ann.ID, "script")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Must(s.Get(key, "/api/v1/me"), http.StatusOK)
+		keyStream := s.Stream(key, base+"/events")
+		keyStream.Expect(t, "ready")
+		var body any
+		if method == http.MethodPatch {
+			body = map[string]any{"revokedAt": time.Now().UTC().Format("2006-01-02 15:04:05.000Z")}
+		}
+		dashboard(method, "/api/collections/api_keys/records/"+rec.ID, body)
+		if res := s.Get(key, "/api/v1/me"); res.Status != http.StatusUnauthorized {
+			t.Fatalf("key after %s in the dashboard: %d %s", method, res.Status, res.Body)
+		}
+		if err := keyStream.Closed(5 * time.Second); err != nil {
+			t.Fatalf("stream of a key after %s in the dashboard: %v", method, err)
+		}
 	}
 	// The outbox says so too, for other processes and the streams.
 	if n := s.Count("outbox", "kind = 'world.plan' AND world = '"+w+"' AND subject = 'free'"); n != 1 {

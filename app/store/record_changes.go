@@ -4,48 +4,55 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 )
 
-// Worlds and memberships may also be changed as PocketBase records: in the dashboard, through
-// PocketBase's records API as a superuser, or by app.Save. The store itself writes them with
-// SQL, which no record hook sees, so these hooks see exactly the other writers. Each such
-// change writes the outbox row the store would have written, in the record's own
+// Loreweave's records may also be changed as PocketBase records: in the dashboard, through
+// PocketBase's records API as a superuser, or by app.Save. Loreweave itself writes them with
+// SQL, which no record hook sees, so record hooks see exactly the other writers. Each such
+// change writes the outbox rows Loreweave would have written, in the record's own
 // transaction, so that the access caches and the open streams of every process hear of it;
-// once it committed, this process forgets what it cached at once.
+// once it committed, this process's caches forget what it changed at once.
 
-// watchRecords binds the record hooks of worlds and world_members.
-func (s *Store) watchRecords() {
-	const worlds, members = "worlds", "world_members"
-	s.app.OnRecordCreateExecute(worlds, members).BindFunc(func(e *core.RecordEvent) error {
-		return writeRecordRows(e, recordRows("create", e.Record))
-	})
-	s.app.OnRecordUpdateExecute(worlds, members).BindFunc(func(e *core.RecordEvent) error {
-		return writeRecordRows(e, recordRows("update", e.Record))
-	})
-	s.app.OnRecordDeleteExecute(worlds, members).BindFunc(func(e *core.RecordEvent) error {
-		return writeRecordRows(e, recordRows("delete", e.Record))
-	})
-	committed := func(e *core.RecordEvent) error {
-		rows := recordRows("committed", e.Record)
-		s.cache.forget(rows)
-		// Wakes the outbox follower, which hands the rows to the streams.
-		s.publish(Change{Kind: rows[len(rows)-1].Kind, WorldID: e.Record.GetString("world")})
-		return e.Next()
-	}
-	s.app.OnRecordAfterCreateSuccess(worlds, members).BindFunc(committed)
-	s.app.OnRecordAfterUpdateSuccess(worlds, members).BindFunc(committed)
-	s.app.OnRecordAfterDeleteSuccess(worlds, members).BindFunc(committed)
-}
+// RecordRows says which outbox rows a change of a record makes: op is "create", "update" or
+// "delete" when the rows are written, or "committed" after any of them, when the rows need
+// only say what caches must forget.
+type RecordRows func(op string, rec *core.Record) []OutboxRow
 
-// writeRecordRows saves the record, then writes rows to the outbox in the same transaction.
-func writeRecordRows(e *core.RecordEvent, rows []OutboxRow) error {
-	if err := e.Next(); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if _, err := WriteOutbox(e.App.NonconcurrentDB(), r.Kind, r.World, "", "", r.Subject); err != nil {
-			return err
+// OnRecordChange has every change of the collections' records made as PocketBase records
+// write the outbox rows that rows returns, and calls committed with the rows for
+// "committed" once the change committed.
+func (s *Store) OnRecordChange(rows RecordRows, committed func([]OutboxRow), collections ...string) {
+	write := func(op string) func(e *core.RecordEvent) error {
+		return func(e *core.RecordEvent) error {
+			pending := rows(op, e.Record) // before the save: the record as it was is still known
+			if err := e.Next(); err != nil {
+				return err
+			}
+			for _, r := range pending {
+				if _, err := WriteOutbox(e.App.NonconcurrentDB(), r.Kind, r.World, "", "", r.Subject); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 	}
-	return nil
+	s.app.OnRecordCreateExecute(collections...).BindFunc(write("create"))
+	s.app.OnRecordUpdateExecute(collections...).BindFunc(write("update"))
+	s.app.OnRecordDeleteExecute(collections...).BindFunc(write("delete"))
+	after := func(e *core.RecordEvent) error {
+		if rs := rows("committed", e.Record); len(rs) > 0 {
+			committed(rs)
+			// Wakes the outbox follower, which hands the rows to the streams.
+			s.publish(Change{Kind: rs[len(rs)-1].Kind, WorldID: rs[len(rs)-1].World})
+		}
+		return e.Next()
+	}
+	s.app.OnRecordAfterCreateSuccess(collections...).BindFunc(after)
+	s.app.OnRecordAfterUpdateSuccess(collections...).BindFunc(after)
+	s.app.OnRecordAfterDeleteSuccess(collections...).BindFunc(after)
+}
+
+// watchRecords keeps the cache of worlds and memberships in step with their records.
+func (s *Store) watchRecords() {
+	s.OnRecordChange(recordRows, s.cache.forget, "worlds", "world_members")
 }
 
 // recordRows are the outbox rows a change of a worlds or world_members record makes: op is
