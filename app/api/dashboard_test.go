@@ -70,6 +70,22 @@ func TestDashboardChangesTakeEffectAtOnce(t *testing.T) {
 	if err := stream.Closed(5 * time.Second); err != nil {
 		t.Fatalf("Bob's world stream after the membership was deleted: %v", err)
 	}
+	// A document renamed there has its new name at once (its metadata was cached).
+	doc, err := s.PB.FindRecordById("documents", tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Set("name", "Chronicle")
+	if err := s.PB.Save(doc); err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Name string `json:"name"`
+	}
+	s.Must(s.Get(ann.Key, base+"/documents/"+tl), http.StatusOK).JSON(t, &meta)
+	if meta.Name != "Chronicle" {
+		t.Fatalf("name after the rename: %q", meta.Name)
+	}
 	// A world switched to free by app.Save (what the dashboard does) gates content at once.
 	world, err := s.PB.FindRecordById("worlds", w)
 	if err != nil {

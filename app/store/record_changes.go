@@ -50,9 +50,24 @@ func (s *Store) OnRecordChange(rows RecordRows, committed func([]OutboxRow), col
 	s.app.OnRecordAfterDeleteSuccess(collections...).BindFunc(after)
 }
 
-// watchRecords keeps the cache of worlds and memberships in step with their records.
+// watchRecords keeps the cache of worlds, memberships and documents in step with their
+// records.
 func (s *Store) watchRecords() {
 	s.OnRecordChange(recordRows, s.cache.forget, "worlds", "world_members")
+	s.OnRecordChange(documentRows, s.cache.forget, "documents", "document_states")
+}
+
+// documentRows only make the cache forget a document whose record (or one of its states,
+// which say in which eras it is deleted) changed: streams and search are not told.
+func documentRows(op string, rec *core.Record) []OutboxRow {
+	if op != "committed" {
+		return nil
+	}
+	id := rec.Id
+	if rec.Collection().Name == "document_states" {
+		id = rec.GetString("document")
+	}
+	return []OutboxRow{{Kind: "document.renamed", Document: id}}
 }
 
 // recordRows are the outbox rows a change of a worlds or world_members record makes: op is
