@@ -51,6 +51,8 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 	access := auth.Access{Store: lw.Store}
 	lw.MCP.Access, lw.MCP.OAuth = access, lw.OAuth
 	lw.Live = live.New(lw.Store, access, lw.Keys)
+	lw.Live.MaxStreamsPerAddress = cfg.StreamIPLimit
+	lw.MCP.Streams = lw.Live
 
 	// The search index is derived data: backups leave it out (a copy taken mid-write could be
 	// torn), and a failed one set aside, and the server rebuilds it from the database when it
@@ -79,6 +81,9 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		if err := lw.Live.Start(); err != nil {
 			return err
 		}
+		// PocketBase's realtime stream stays (the dashboard signs superusers in with OAuth2
+		// through it) but counts against the per-address cap like every stream.
+		se.Router.BindFunc(lw.Live.LimitRealtime)
 		lw.Search = &search.Indexer{Path: SearchPath(pb), Store: lw.Store}
 		if err := lw.Search.Start(); err != nil {
 			return err

@@ -15,7 +15,8 @@ import (
 	"github.com/loreweave/loreweave/app/config"
 )
 
-// unlimited is the per-minute rate limit of the bench's servers: high enough never to trip.
+// unlimited is the per-minute rate limit, and the cap of streams per address, of the bench's
+// servers: high enough never to trip.
 const unlimited = 1 << 30
 
 // server is a real Loreweave instance running in this process, wired exactly as
@@ -65,7 +66,7 @@ func startServer(opts serverOptions) (s *server, err error) {
 	cfg := config.Default()
 	cfg.BaseURL = "http://" + ln.Addr().String()
 	// The limiters stay on, so their cost is measured, with limits no bench reaches.
-	cfg.KeyRateLimit, cfg.IPRateLimit = unlimited, unlimited
+	cfg.KeyRateLimit, cfg.IPRateLimit, cfg.StreamIPLimit = unlimited, unlimited, unlimited
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

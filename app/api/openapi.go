@@ -222,8 +222,7 @@ func OpenAPI() obj {
 			"get": withParams(withEventData(streamOperation("worldEvents",
 				"Server-Sent Events of the world's structure: "+strings.Join(worldEventKinds, ", ")+". "+
 					"Each one's data is a WorldEvent (`#/components/schemas/WorldEvent`) with the record's metadata; its id is a global change sequence. "+
-					"On connect: `ready` (data: {seq}, the latest change); resuming with Last-Event-ID (or ?lastEventId=) replays what was missed, or sends `reset` (data: {seq}) when too much was. A user may hold at most 50 event streams open at once, across all their keys, OAuth tokens and sessions; "+
-					"one more gets 429 `rate_limited` (saying how many are open and the limit, with `Retry-After`) until one ends.",
+					"On connect: `ready` (data: {seq}, the latest change); resuming with Last-Event-ID (or ?lastEventId=) replays what was missed, or sends `reset` (data: {seq}) when too much was. "+streamCaps,
 				"404"), "WorldEvent"), lastEventQuery),
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}/events": obj{
@@ -233,8 +232,7 @@ func OpenAPI() obj {
 					"then one `ops` event per accepted write (id = version; data: version, documentType, ops as applied, actor {id, name}, and clientId and clientSeq when the request carried them), `presence` when watchers come and go, and heartbeat comments every 15 s. "+
 					"When the document or a folder above it is renamed or moved: `metadata` (id = version; data: kind, document.renamed or document.moved; changedId, the document that was; document {id, name, documentType, parentId, eraId}; folders [{id, name}], the folders it is filed under, outermost first), not replayed on resume. "+
 					"When the document is deleted in this era or one it descends from (or on the main line), a last `deleted` event (no id; data: id, eraId, the era of the delete, \"\" for the main line), then the server closes the stream; reconnecting gets 404. "+
-					"Resuming with Last-Event-ID (or ?lastEventId=) replays exactly the versions after it from the op log; more than 1,000 behind, or ahead, gets a fresh snapshot. Needs Pro or Studio for key and OAuth callers. A user may hold at most 50 event streams open at once, across all their keys, OAuth tokens and sessions; "+
-					"one more gets 429 `rate_limited` (saying how many are open and the limit, with `Retry-After`) until one ends.",
+					"Resuming with Last-Event-ID (or ?lastEventId=) replays exactly the versions after it from the op log; more than 1,000 behind, or ahead, gets a fresh snapshot. Needs Pro or Studio for key and OAuth callers. "+streamCaps,
 				"403", "404", "422"), eraQuery, lastEventQuery),
 		},
 		"/api/v1/worlds/{worldId}/search": obj{
@@ -462,3 +460,8 @@ func paramSchema(p ops.ParamSpec) obj {
 	}
 	return s
 }
+
+// streamCaps is what every event stream's description says of the caps on open streams.
+const streamCaps = "A user may hold at most 50 streams open at once (event streams and MCP requests), across all their keys, OAuth tokens and sessions, " +
+	"and a client address at most 200 of every kind (LOREWEAVE_MAX_STREAMS_IP); " +
+	"one more gets 429 `rate_limited` (saying how many are open and the limit, with `Retry-After`) until one ends."

@@ -57,6 +57,9 @@ func WithSignupLimit(perHour int) Option {
 	return func(c *config.Config) { c.SignupRateLimit = perHour }
 }
 
+// WithStreamIPLimit sets the streams one client address may hold open at once (0 = off).
+func WithStreamIPLimit(n int) Option { return func(c *config.Config) { c.StreamIPLimit = n } }
+
 // WithSignup sets who may sign up at /signup: "open" or "closed".
 func WithSignup(mode string) Option { return func(c *config.Config) { c.Signup = mode } }
 

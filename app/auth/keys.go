@@ -117,15 +117,30 @@ func NewKeys(app core.App) *Keys {
 	return &Keys{app: app, lastSeen: map[string]time.Time{}, cache: map[string]cachedKey{}}
 }
 
-// Watch makes the key cache follow revocations made by other processes.
+// Watch makes the key cache follow revocations made by other processes, and by the
+// dashboard: a key record revoked or deleted there counts as revoked at once.
 func (k *Keys) Watch(s *store.Store) {
-	s.OnOutbox(func(rows []store.OutboxRow) {
+	forget := func(rows []store.OutboxRow) {
 		for _, r := range rows {
 			if r.Kind == "key.revoked" {
 				k.forget(r.Subject)
 			}
 		}
-	})
+	}
+	s.OnOutbox(forget)
+	s.OnRecordChange(keyRows, forget, "api_keys")
+}
+
+// keyRows are the outbox rows of a change to an api_keys record (store.RecordRows).
+func keyRows(op string, rec *core.Record) []store.OutboxRow {
+	revoked := []store.OutboxRow{{Kind: "key.revoked", Subject: rec.Id}}
+	switch {
+	case op == "delete" || op == "committed":
+		return revoked
+	case op == "update" && rec.Original().GetString("revokedAt") == "" && rec.GetString("revokedAt") != "":
+		return revoked
+	}
+	return nil
 }
 
 // forget drops a key (by id) from the cache.

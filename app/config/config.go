@@ -51,6 +51,10 @@ type Config struct {
 	// registrations, one client address may make in a SignupWindow
 	// (LOREWEAVE_RATE_LIMIT_SIGNUP, --rate-limit-signup). 0 turns the limit off.
 	SignupRateLimit int
+	// StreamIPLimit is how many long-lived streams (event streams, MCP requests, PocketBase's
+	// realtime) one client address may hold open at once, signed in or not
+	// (LOREWEAVE_MAX_STREAMS_IP, --max-streams-ip). 0 turns the limit off.
+	StreamIPLimit int
 }
 
 // LoginWindow and SignupWindow are the periods LoginRateLimit, LoginIPRateLimit and
@@ -62,7 +66,7 @@ const (
 
 // Default returns the configuration used when nothing is set.
 func Default() Config {
-	return Config{DefaultPlan: "studio", Signup: "open", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20}
+	return Config{DefaultPlan: "studio", Signup: "open", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20, StreamIPLimit: 200}
 }
 
 // Flags holds the flag values until Load reads them.
@@ -75,6 +79,7 @@ type Flags struct {
 	loginRate   string
 	loginIPRate string
 	signupRate  string
+	streamIP    string
 }
 
 // Bind registers Loreweave's flags on fs (the root command's persistent flags).
@@ -88,6 +93,7 @@ func Bind(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&f.loginRate, "rate-limit-login", "", "failed sign-ins per 15 minutes per client address and email; 0 = off (env LOREWEAVE_RATE_LIMIT_LOGIN; default 10)")
 	fs.StringVar(&f.loginIPRate, "rate-limit-login-ip", "", "failed sign-ins per 15 minutes per client address; 0 = off (env LOREWEAVE_RATE_LIMIT_LOGIN_IP; default 50)")
 	fs.StringVar(&f.signupRate, "rate-limit-signup", "", "sign-ups, and OAuth client registrations, an hour per client address; 0 = off (env LOREWEAVE_RATE_LIMIT_SIGNUP; default 20)")
+	fs.StringVar(&f.streamIP, "max-streams-ip", "", "streams (event streams, MCP requests, PocketBase realtime) open at once per client address; 0 = off (env LOREWEAVE_MAX_STREAMS_IP; default 200)")
 	return f
 }
 
@@ -116,6 +122,7 @@ func (f *Flags) Load() (Config, error) {
 		{pick(f.loginRate, "LOREWEAVE_RATE_LIMIT_LOGIN"), "rate-limit-login", &c.LoginRateLimit},
 		{pick(f.loginIPRate, "LOREWEAVE_RATE_LIMIT_LOGIN_IP"), "rate-limit-login-ip", &c.LoginIPRateLimit},
 		{pick(f.signupRate, "LOREWEAVE_RATE_LIMIT_SIGNUP"), "rate-limit-signup", &c.SignupRateLimit},
+		{pick(f.streamIP, "LOREWEAVE_MAX_STREAMS_IP"), "max-streams-ip", &c.StreamIPLimit},
 	} {
 		if r.raw == "" {
 			continue
@@ -137,7 +144,7 @@ func (c *Config) Validate() error {
 	if !slices.Contains(SignupModes, c.Signup) {
 		return fmt.Errorf("config: signup %q is not one of %s", c.Signup, strings.Join(SignupModes, ", "))
 	}
-	if min(c.KeyRateLimit, c.IPRateLimit, c.LoginRateLimit, c.LoginIPRateLimit, c.SignupRateLimit) < 0 {
+	if min(c.KeyRateLimit, c.IPRateLimit, c.LoginRateLimit, c.LoginIPRateLimit, c.SignupRateLimit, c.StreamIPLimit) < 0 {
 		return fmt.Errorf("config: rate limits must be 0 (off) or positive")
 	}
 	if c.BaseURL != "" {

@@ -14,7 +14,7 @@ import (
 func load(t *testing.T, args []string, env map[string]string) (config.Config, error) {
 	t.Helper()
 	for _, name := range []string{"LOREWEAVE_DEFAULT_PLAN", "LOREWEAVE_SIGNUP", "LOREWEAVE_BASE_URL", "LOREWEAVE_RATE_LIMIT_KEY", "LOREWEAVE_RATE_LIMIT_IP",
-		"LOREWEAVE_RATE_LIMIT_LOGIN", "LOREWEAVE_RATE_LIMIT_LOGIN_IP", "LOREWEAVE_RATE_LIMIT_SIGNUP"} {
+		"LOREWEAVE_RATE_LIMIT_LOGIN", "LOREWEAVE_RATE_LIMIT_LOGIN_IP", "LOREWEAVE_RATE_LIMIT_SIGNUP", "LOREWEAVE_MAX_STREAMS_IP"} {
 		t.Setenv(name, env[name])
 	}
 	fs := pflag.NewFlagSet("loreweave", pflag.ContinueOnError)
@@ -72,12 +72,12 @@ func TestSignupSetting(t *testing.T) {
 
 func TestRateLimitSettings(t *testing.T) {
 	c, err := load(t, []string{"--rate-limit-login", "3", "--rate-limit-signup", "0"},
-		map[string]string{"LOREWEAVE_RATE_LIMIT_LOGIN": "7", "LOREWEAVE_RATE_LIMIT_LOGIN_IP": "30", "LOREWEAVE_RATE_LIMIT_SIGNUP": "5"})
+		map[string]string{"LOREWEAVE_RATE_LIMIT_LOGIN": "7", "LOREWEAVE_RATE_LIMIT_LOGIN_IP": "30", "LOREWEAVE_RATE_LIMIT_SIGNUP": "5", "LOREWEAVE_MAX_STREAMS_IP": "12"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Flags win over the environment; 0 is a value (off), not "unset".
-	if c.LoginRateLimit != 3 || c.LoginIPRateLimit != 30 || c.SignupRateLimit != 0 {
+	if c.LoginRateLimit != 3 || c.LoginIPRateLimit != 30 || c.SignupRateLimit != 0 || c.StreamIPLimit != 12 {
 		t.Fatalf("got %+v", c)
 	}
 
@@ -90,6 +90,7 @@ func TestRateLimitSettings(t *testing.T) {
 		{"login not a number", []string{"--rate-limit-login", "ten"}, nil, "rate-limit-login"},
 		{"login per address negative", nil, map[string]string{"LOREWEAVE_RATE_LIMIT_LOGIN_IP": "-1"}, "rate limits"},
 		{"sign-up negative", []string{"--rate-limit-signup", "-5"}, nil, "rate limits"},
+		{"streams per address negative", []string{"--max-streams-ip", "-1"}, nil, "rate limits"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := load(t, tc.args, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {

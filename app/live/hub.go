@@ -10,7 +10,6 @@ package live
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"hash/fnv"
 	"net/http"
 	"net/url"
@@ -22,6 +21,7 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/r3labs/sse/v2"
 
+	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/background"
 	"github.com/loreweave/loreweave/app/ratelimit"
@@ -45,12 +45,10 @@ const (
 	Heartbeat = 15 * time.Second
 	// RetryAfterShutdown is the reconnect delay sent to clients when the server stops.
 	RetryAfterShutdown = 2 * time.Second
-	// MaxStreamsPerUser bounds the event streams one user may hold open at once, across all
-	// their keys, OAuth tokens and sessions: each holds a connection and a file descriptor,
-	// and the web pages open at most a couple per tab.
+	// MaxStreamsPerUser bounds the event streams and MCP requests one user may hold open at
+	// once, across all their keys, OAuth tokens and sessions: each holds a connection and a
+	// file descriptor, and the web pages open at most a couple per tab.
 	MaxStreamsPerUser = 50
-	// RetryAfterStreamLimit is the Retry-After of a stream refused by MaxStreamsPerUser.
-	RetryAfterStreamLimit = 5 * time.Second
 )
 
 // Hub owns every live stream of the process.
@@ -62,11 +60,17 @@ type Hub struct {
 
 	// Heartbeat may be shortened by tests before Start.
 	Heartbeat time.Duration
+	// MaxStreamsPerAddress bounds the streams one client address may hold open at once,
+	// signed in or not, whatever the kind (these, MCP's, PocketBase's realtime); 0: no
+	// limit. Set before Start.
+	MaxStreamsPerAddress int
 
 	mu      sync.Mutex
 	streams map[string]*stream
 	conns   map[*conn]struct{}
-	perUser map[string]int // user id -> streams admitted and not yet ended
+	// users and addresses count the streams admitted and not yet ended, per user id and
+	// per client address.
+	users, addresses *ratelimit.Slots
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -97,7 +101,8 @@ func New(s *store.Store, access auth.Access, keys *auth.Keys) *Hub {
 	srv.BufferSize = 256
 	srv.Headers = map[string]string{"X-Accel-Buffering": "no"}
 	return &Hub{store: s, access: access, keys: keys, sse: srv, Heartbeat: Heartbeat,
-		streams: map[string]*stream{}, conns: map[*conn]struct{}{}, perUser: map[string]int{}}
+		streams: map[string]*stream{}, conns: map[*conn]struct{}{},
+		users: ratelimit.NewSlots(MaxStreamsPerUser, "streams", "for this user")}
 }
 
 // Start subscribes to committed changes and to the outbox, and starts the heartbeat.
@@ -105,6 +110,7 @@ func (h *Hub) Start() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.done = make(chan struct{})
+	h.addresses = ratelimit.NewSlots(h.MaxStreamsPerAddress, "streams", "from this client address")
 	h.store.OnChange(h.onChange)
 	h.store.OnOutbox(h.onOutbox)
 	go func() {
@@ -148,7 +154,8 @@ func (h *Hub) Connections() int {
 func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func()) error {
 	// Admitted before anything else, so a refusal is a plain JSON answer; from here on every
 	// path reaches run, which releases the admission.
-	if err := h.admit(c.p.UserID); err != nil {
+	release, err := h.Admit(c.p.UserID, e.RealIP())
+	if err != nil {
 		return err
 	}
 	var ctx context.Context
@@ -195,8 +202,8 @@ func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func
 				delete(h.streams, c.streamID)
 				h.sse.RemoveStream(c.streamID) // no subscriber left: safe to remove
 			}
-			h.releaseLocked(c.p.UserID)
 			h.mu.Unlock()
+			release()
 			cancel()
 		}()
 		h.sse.ServeHTTP(w, r)
@@ -214,25 +221,40 @@ func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func
 	return nil
 }
 
-// admit counts one more stream for the user, or refuses it with 429 rate_limited when they
-// already hold MaxStreamsPerUser.
-func (h *Hub) admit(userID string) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if n := h.perUser[userID]; n >= MaxStreamsPerUser {
-		err := ratelimit.Error(RetryAfterStreamLimit) // rate_limited with Retry-After, like every limit
-		err.Message = fmt.Sprintf("%d event streams are already open for this user, the most allowed at once is %d; close one and retry", n, MaxStreamsPerUser)
-		return err.With("openStreams", n).With("limit", MaxStreamsPerUser)
+// Admit counts one more long-lived stream of a user (none for "": anonymous) from a client
+// address, or refuses it with 429 rate_limited when either already holds its most
+// (MaxStreamsPerUser, MaxStreamsPerAddress). Every kind of stream is admitted here, the
+// MCP connector's too, so that the caps count them all; release ends the stream's count.
+func (h *Hub) Admit(userID, ip string) (release func(), err error) {
+	releaseAddress, aerr := h.addresses.Take(ip)
+	if aerr != nil {
+		return nil, aerr
 	}
-	h.perUser[userID]++
-	return nil
+	if userID == "" {
+		return releaseAddress, nil
+	}
+	releaseUser, uerr := h.users.Take(userID)
+	if uerr != nil {
+		releaseAddress()
+		return nil, uerr
+	}
+	return func() { releaseUser(); releaseAddress() }, nil
 }
 
-// releaseLocked uncounts one of the user's streams; the caller holds mu.
-func (h *Hub) releaseLocked(userID string) {
-	if h.perUser[userID]--; h.perUser[userID] <= 0 {
-		delete(h.perUser, userID)
+// LimitRealtime admits PocketBase's own realtime stream (/api/realtime, which the dashboard
+// uses) under the per-address cap: anyone may open it without signing in, and each one
+// holds a connection for as long as the client likes.
+func (h *Hub) LimitRealtime(e *core.RequestEvent) error {
+	if e.Request.Method != http.MethodGet || e.Request.URL.Path != "/api/realtime" {
+		return e.Next()
 	}
+	release, err := h.Admit("", e.RealIP())
+	if err != nil {
+		apierr.Write(e.Response, e.Request, nil, err)
+		return nil
+	}
+	defer release()
+	return e.Next()
 }
 
 // publish hands an event to a stream without ever blocking; a dropped event becomes a gap

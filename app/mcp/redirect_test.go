@@ -100,7 +100,8 @@ func TestNativeAppRedirects(t *testing.T) {
 }
 
 // Before sign-in, a faulty authorization request is not redirected to the client: anyone may
-// register a client, so that would make this server a redirector to anywhere.
+// register a client, so that would make this server a redirector to anywhere. After sign-in,
+// a request for a response type other than code is not redirected either.
 func TestNoRedirectBeforeSignIn(t *testing.T) {
 	s := apptest.Start(t)
 	ann := s.NewUser("Ann")
@@ -116,9 +117,12 @@ func TestNoRedirectBeforeSignIn(t *testing.T) {
 	if loc := out.Header.Get("Location"); strings.HasPrefix(loc, "https://evil.example") || !strings.HasPrefix(loc, "/login") {
 		t.Fatalf("signed out: %d to %q, want the sign-in page", out.Status, loc)
 	}
-	// Signed in, the error goes back to the client as RFC 6749 says.
-	in := s.Do(apptest.Request{Method: "GET", Path: bad, Client: s.SignIn(ann)})
-	if loc := in.Header.Get("Location"); in.Status != http.StatusFound || !strings.HasPrefix(loc, "https://evil.example/phish?error=unsupported_response_type") {
-		t.Fatalf("signed in: %d to %q", in.Status, loc)
+	// Signed in, a response type other than code is not redirected either (RFC 9700
+	// §4.11.2): the user sees an error page, and the client's address is never visited.
+	browser := s.SignIn(ann)
+	browser.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	in := s.Do(apptest.Request{Method: "GET", Path: bad, Client: browser})
+	if loc := in.Header.Get("Location"); in.Status != http.StatusBadRequest || loc != "" || !strings.Contains(string(in.Body), "response_type=code") {
+		t.Fatalf("signed in: %d to %q: %s", in.Status, loc, in.Body)
 	}
 }

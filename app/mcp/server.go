@@ -41,6 +41,11 @@ type Server struct {
 	// KeyLimit and IPLimit bound requests per credential and per client address (shared
 	// with the REST API).
 	KeyLimit, IPLimit *ratelimit.Limiter
+	// Streams admits every request, held open for as long as it lasts, under the caps of
+	// streams per user and per client address shared with the event streams (live.Hub).
+	Streams interface {
+		Admit(userID, ip string) (release func(), err error)
+	}
 
 	mcp     *sdk.Server
 	handler http.Handler
@@ -92,6 +97,12 @@ func (s *Server) Start() error {
 			apierr.Write(w, r, nil, ratelimit.Error(wait))
 			return
 		}
+		release, err := s.Streams.Admit(p.UserID, clientIP(r))
+		if err != nil {
+			apierr.Write(w, r, nil, err)
+			return
+		}
+		defer release()
 		// Server-sent streams outlive PocketBase's 5-minute write timeout.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		ctx, done := s.track(r)

@@ -43,6 +43,7 @@ type Store struct {
 func New(app core.App) *Store {
 	s := &Store{app: app, locks: newLockTable(), cache: newMetaCache(), states: newStateCache()}
 	s.OnOutbox(s.cache.forget)
+	s.watchRecords()
 	return s
 }
 

@@ -38,10 +38,15 @@ func (w *Web) checkAuthRequest(e *core.RequestEvent, q url.Values) (*authRequest
 	if err != nil || !client.RedirectMatches(q.Get("redirect_uri")) {
 		return nil, false, w.errorPage(e, http.StatusBadRequest, "Wrong return address", "This connection request's redirect address does not match the app's registration, so it was stopped.")
 	}
+	// Only the code flow is served, so any other response type is not a request of a real
+	// client of ours; its error is shown, not redirected: anyone may register a client, and
+	// redirecting a signed-in user to its address without consent would make this server an
+	// open redirector (RFC 9700 §4.11.2).
+	if q.Get("response_type") != "code" {
+		return nil, false, w.errorPage(e, http.StatusBadRequest, "Unsupported request", "This connection request asks for a kind of access this server does not give (only response_type=code is supported), so it was stopped.")
+	}
 	r := &authRequest{params: q, client: client, redirect: redirect}
 	switch {
-	case q.Get("response_type") != "code":
-		return nil, false, w.redirectError(e, r, "unsupported_response_type", "response_type must be code")
 	case q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256":
 		return nil, false, w.redirectError(e, r, "invalid_request", "PKCE with code_challenge_method S256 is required")
 	}

@@ -23,6 +23,9 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	w.signups = ratelimit.NewWindow(w.Config.SignupRateLimit, config.SignupWindow)
 	// PocketBase's own password sign-in for users counts against the sign-in form's limits.
 	w.App.OnRecordAuthWithPasswordRequest("users", core.CollectionNameSuperusers).BindFunc(w.limitPasswordAuth)
+	// So do its anonymous requests that send mail (password reset, verification, OTP).
+	w.mailRequests = newSignInLimits(w.Config)
+	r.BindFunc(w.limitMailRequests)
 
 	// A signed-out session's token opens nothing on PocketBase's own API either.
 	r.Bind(&hook.Handler[*core.RequestEvent]{Id: "lwEndedSessions", Priority: apis.DefaultLoadAuthTokenMiddlewarePriority + 1, Func: dropEndedSession})

@@ -54,14 +54,52 @@ func (l signInLimits) succeeded(ip, email string) {
 func (w *Web) limitPasswordAuth(e *core.RecordAuthWithPasswordRequestEvent) error {
 	ip := e.RealIP()
 	if ok, wait := w.signIns.begin(ip, e.Identity); !ok {
-		e.Response.Header().Set("Retry-After", strconv.Itoa(ratelimit.Seconds(wait)))
-		return e.TooManyRequestsError("Too many failed sign-ins; try again in "+retryIn(wait)+".", nil)
+		return tooManyAPIRequests(e.RequestEvent, wait, "Too many failed sign-ins")
 	}
 	if err := e.Next(); err != nil {
 		return err
 	}
 	w.signIns.succeeded(ip, e.Identity)
 	return nil
+}
+
+// mailRequest reports whether a request is one of PocketBase's anonymous requests that mail
+// an account (a password reset, a verification or a one-time password), for users and
+// superusers alike.
+func mailRequest(r *http.Request) bool {
+	if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/api/collections/") {
+		return false
+	}
+	for _, action := range []string{"/request-password-reset", "/request-verification", "/request-otp"} {
+		if strings.HasSuffix(r.URL.Path, action) {
+			return true
+		}
+	}
+	return false
+}
+
+// limitMailRequests counts PocketBase's anonymous mail requests against limits of their own,
+// as many as sign-in's (config.LoginRateLimit per address and email, LoginIPRateLimit per
+// address, in a LoginWindow): each one may send a mail to someone else's inbox, so every
+// one counts, and none is given back.
+func (w *Web) limitMailRequests(e *core.RequestEvent) error {
+	if !mailRequest(e.Request) {
+		return e.Next()
+	}
+	var body struct {
+		Email string `json:"email" form:"email"`
+	}
+	_ = e.BindBody(&body) // the body stays readable for PocketBase, which reports a bad one
+	if ok, wait := w.mailRequests.begin(e.RealIP(), body.Email); !ok {
+		return tooManyAPIRequests(e, wait, "Too many requests for mail")
+	}
+	return e.Next()
+}
+
+// tooManyAPIRequests answers a PocketBase API request with its JSON 429 and Retry-After.
+func tooManyAPIRequests(e *core.RequestEvent, retryAfter time.Duration, what string) error {
+	e.Response.Header().Set("Retry-After", strconv.Itoa(ratelimit.Seconds(retryAfter)))
+	return e.TooManyRequestsError(what+"; try again in "+retryIn(retryAfter)+".", nil)
 }
 
 // tooManyRequests renders page as a 429 with Retry-After.

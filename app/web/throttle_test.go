@@ -151,3 +151,32 @@ func TestSignupsAndRegistrationsAreLimitedPerAddress(t *testing.T) {
 		t.Fatalf("registration error: %s", res.Body)
 	}
 }
+
+// TestMailRequestsAreThrottled: PocketBase's anonymous requests that mail an account were
+// open to anyone, as often as they liked. They count like sign-ins: the 11th for one email
+// from one address in 15 minutes is refused, whichever mail it asks for, and the 51st from
+// one address whatever the emails, for users and the dashboard's superusers alike.
+func TestMailRequestsAreThrottled(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	reset, verify := "/api/collections/users/request-password-reset", "/api/collections/users/request-verification"
+	for i := range 10 {
+		path := reset
+		if i%2 == 1 {
+			path = verify
+		}
+		if res := s.Post("", path, map[string]any{"email": ann.Email}); res.Status != http.StatusNoContent {
+			t.Fatalf("%s, request %d: %d %s", path, i+1, res.Status, res.Body)
+		}
+	}
+	wantThrottled(t, s.Post("", reset, map[string]any{"email": ann.Email}), 15*60, "11th password reset")
+	wantThrottled(t, s.Post("", verify, map[string]any{"email": ann.Email}), 15*60, "11th verification")
+	// The limit is per email: another address can still be mailed.
+	n := 10
+	for ; n < 50; n++ {
+		if res := s.Post("", "/api/collections/_superusers/request-password-reset", map[string]any{"email": fmt.Sprintf("x%d@example.test", n)}); res.Status != http.StatusNoContent {
+			t.Fatalf("request %d from one address, for a new email: %d %s", n+1, res.Status, res.Body)
+		}
+	}
+	wantThrottled(t, s.Post("", reset, map[string]any{"email": "new@example.test"}), 15*60, "51st request from one address")
+}

@@ -43,7 +43,9 @@ type Web struct {
 
 	crossOrigin *http.CrossOriginProtection
 	signIns     signInLimits
-	signups     *ratelimit.Window // sign-up attempts per client address
+	// mailRequests counts PocketBase's anonymous requests that send mail (limitMailRequests).
+	mailRequests signInLimits
+	signups      *ratelimit.Window // sign-up attempts per client address
 }
 
 const (
