@@ -208,7 +208,7 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}/eras": obj{
 			"parameters": []obj{worldParam},
 			"get":        withParams(operation("listEras", "The world's eras, oldest first.", "200", listOf("Era"), "404", "422"), pageQuery, perPageQ),
-			"post": withBody(operation("createEra", "Fork an era from the main line or another era. It inherits every document by reference: creating it copies nothing.", "201", ref("Era"), "400", "403", "404", "413", "415", "422"),
+			"post": withBody(operation("createEra", "Fork an era from the main line or another era. It inherits every document by reference: creating it copies nothing. Eras nest at most 32 deep (one forked from the main line is 1 deep); a deeper fork answers 422 era_too_deep with limit.", "201", ref("Era"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "parentId": str("Optional: the era to fork from; omitted, the main line.")}, "parentId")),
 		},
 		"/api/v1/worlds/{worldId}/projects": obj{
