@@ -257,7 +257,7 @@ func OpenAPI() obj {
 			"credential": object(obj{"kind": obj{"type": "string", "enum": []string{"api_key", "session", "oauth"}}, "id": str("The key's or token's id.")}, "id"),
 		}),
 		"World": object(obj{
-			"id": str("World id."), "slug": str("URL slug, unique."), "name": str("Name."), "genre": str("Genre, may be empty."),
+			"id": str("World id."), "slug": str("URL slug, unique: the name in lower case ASCII, then \"-\" and five random characters (always, so it reveals nothing about other worlds)."), "name": str("Name."), "genre": str("Genre, may be empty."),
 			"theme": str("Theme derived from the genre."), "plan": obj{"type": "string", "enum": []string{"free", "pro", "studio"}},
 			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "The caller's role."},
 			"ownerId": str("The owner's user id."), "created": dateTime(), "updated": dateTime(),
