@@ -221,8 +221,8 @@ func OpenAPI() obj {
 			"parameters": []obj{worldParam},
 			"get": withParams(withEventData(streamOperation("worldEvents",
 				"Server-Sent Events of the world's structure: "+strings.Join(worldEventKinds, ", ")+". "+
-					"Each one's data is a WorldEvent (`#/components/schemas/WorldEvent`) with the record's metadata; its id is a global change sequence. "+
-					"On connect: `ready` (data: {seq}, the latest change); resuming with Last-Event-ID (or ?lastEventId=) replays what was missed, or sends `reset` (data: {seq}) when too much was. A user may hold at most 50 event streams open at once, across all their keys, OAuth tokens and sessions; "+
+					"Each one's data is a WorldEvent (`#/components/schemas/WorldEvent`) with the record's metadata; its id numbers this world's own events (1, 2, 3, ...), which other worlds' changes never move. "+
+					"On connect: `ready` (data: {seq}, the world's latest event); resuming with Last-Event-ID (or ?lastEventId=) replays what was missed, or sends `reset` (data: {seq}) when too much was. A user may hold at most 50 event streams open at once, across all their keys, OAuth tokens and sessions; "+
 					"one more gets 429 `rate_limited` (saying how many are open and the limit, with `Retry-After`) until one ends.",
 				"404"), "WorldEvent"), lastEventQuery),
 		},
@@ -288,7 +288,7 @@ func OpenAPI() obj {
 		}),
 		"WorldEvent": object(obj{
 			"kind": obj{"type": "string", "enum": worldEventKinds, "description": "What changed; the same as the event's name."},
-			"seq":  integer("The change sequence; the same as the event's id."),
+			"seq":  integer("The event's number among this world's events; the same as the event's id."),
 			"eraId": str("For document events, the era the change was made in; empty for the main line (a document deleted in an era is still there on the main line). " +
 				"Empty for other events."),
 			"document": described(object(obj{

@@ -42,7 +42,7 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 		return err
 	}
 	world, eraID, eraName := pl.world, pl.eraID, pl.eraName
-	seq, err := w.Store.OutboxHead()
+	seq, err := w.Store.WorldEventHead(world.ID)
 	if err != nil {
 		return err
 	}
