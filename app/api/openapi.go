@@ -77,7 +77,7 @@ func listOf(item string) obj {
 
 // errorText describes each error status a route may answer.
 var errorText = map[string]string{
-	"400": "Malformed JSON (`malformed_json`).",
+	"400": "Malformed JSON (`malformed_json`), including bytes that are not UTF-8 and lone surrogate escapes.",
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
 	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
@@ -363,7 +363,8 @@ func OpenAPI() obj {
 			"summary": "Worlds, documents, eras, projects, typed content operations and search.",
 			"description": "All requests carry `Authorization: Bearer lw_live_…` (an API key from Settings → API keys). " +
 				"Reading or writing document content (single-document read, content operations, search) with a key or OAuth token needs the world on the Pro or Studio plan. " +
-				"Errors are `{\"error\": {\"code\", \"message\", …details}}`. Bodies are JSON (≤ 1 MiB, ≤ 500 operations, nesting ≤ 32).",
+				"Errors are `{\"error\": {\"code\", \"message\", …details}}`. Bodies are JSON (≤ 1 MiB, ≤ 500 operations, nesting ≤ 32) in UTF-8 without lone surrogate escapes (400 `malformed_json`); member names are case-sensitive and may not repeat within an object (422 `invalid_field`). " +
+				"Names, labels, titles and property keys may not hold control characters (NUL, ESC, line breaks, ...) or bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069): 422 `invalid_field`.",
 		},
 		"servers":    []obj{{"url": "/"}},
 		"security":   []obj{{"apiKey": []string{}}},
