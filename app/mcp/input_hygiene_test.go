@@ -1,8 +1,11 @@
 package mcp_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loreweave/loreweave/app/apptest"
 )
@@ -26,8 +29,15 @@ func TestInputHygiene(t *testing.T) {
 	}
 
 	var e toolErr
-	args := map[string]any{"worldId": s.World(ann, "Eldoria"), "name": "Hist\x1b[2Jory", "documentType": "card"}
-	if !call(t, connect(t, s, ann.Key), "create_document", args, &e) || e.Error.Code != "invalid_field" {
+	session, w := connect(t, s, ann.Key), s.World(ann, "Eldoria")
+	args := map[string]any{"worldId": w, "name": "Hist\x1b[2Jory", "documentType": "card"}
+	if !call(t, session, "create_document", args, &e) || e.Error.Code != "invalid_field" {
 		t.Fatalf("create_document with ESC in the name: %+v", e)
+	}
+	// Arguments are case-sensitive: the tools' input schemas allow no other members.
+	args = map[string]any{"worldId": w, "name": "History", "DocumentType": "timeline", "documentType": "card"}
+	res, err := session.CallTool(context.Background(), &sdk.CallToolParams{Name: "create_document", Arguments: args})
+	if err == nil && !res.IsError {
+		t.Fatal("create_document accepted DocumentType next to documentType")
 	}
 }
