@@ -126,7 +126,7 @@ func animatorSetModel(c *opCtx, doc Document) (any, error) {
 	}
 	m := Model{URL: *p.URL}
 	if p.Name != nil {
-		if err := text("name", *p.Name, 0, maxName); err != nil {
+		if err := c.label("name", *p.Name, 0, maxName); err != nil {
 			return nil, err
 		}
 		m.Name = *p.Name

@@ -161,7 +161,7 @@ func cardRename(c *opCtx, doc Document) (any, error) {
 	if p.Name == nil {
 		return nil, required(c.name, "name")
 	}
-	if err := text("name", *p.Name, 0, maxName); err != nil {
+	if err := c.label("name", *p.Name, 0, maxName); err != nil {
 		return nil, err
 	}
 	card.Name = *p.Name
@@ -192,7 +192,7 @@ func cardSetAliases(c *opCtx, doc Document) (any, error) {
 	}
 	for i, a := range aliases {
 		field := fmt.Sprintf("aliases[%d]", i)
-		if err := text(field, a, 1, maxName); err != nil {
+		if err := c.label(field, a, 1, maxName); err != nil {
 			return nil, err
 		}
 		if slices.Contains(aliases[:i], a) {
@@ -223,7 +223,7 @@ func cardSetProperty(c *opCtx, doc Document) (any, error) {
 	if p.Key == nil {
 		return nil, required(c.name, "key")
 	}
-	if err := text("key", *p.Key, 1, maxKey); err != nil {
+	if err := c.label("key", *p.Key, 1, maxKey); err != nil {
 		return nil, err
 	}
 	if p.Value == nil {
@@ -309,7 +309,7 @@ func cardAddSection(c *opCtx, doc Document) (any, error) {
 	if p.Title == nil {
 		return nil, required(c.name, "title")
 	}
-	if err := text("title", *p.Title, 1, maxTitle); err != nil {
+	if err := c.label("title", *p.Title, 1, maxTitle); err != nil {
 		return nil, err
 	}
 	sec := Section{Title: *p.Title}
@@ -373,7 +373,7 @@ func cardUpdateSection(c *opCtx, doc Document) (any, error) {
 	sec := &card.Sections[i]
 	out := updateSectionApplied{Op: c.name, ID: sec.ID}
 	if p.Title != nil {
-		if err := text("title", *p.Title, 1, maxTitle); err != nil {
+		if err := c.label("title", *p.Title, 1, maxTitle); err != nil {
 			return nil, err
 		}
 		sec.Title, out.Title = *p.Title, p.Title

@@ -50,13 +50,17 @@ func (c *opCtx) quickParams(dst any) bool {
 		return false
 	}
 	v := reflect.ValueOf(dst).Elem()
+	var seen [][]byte
 	done := eachMember(c.raw, func(key, value []byte) bool {
-		if !plainASCII(key) {
-			return false
+		if !plainASCII(key) || slices.ContainsFunc(seen, func(k []byte) bool { return bytes.Equal(k, key) }) {
+			return false // a duplicate: the strict decoder refuses it
 		}
+		seen = append(seen, key)
 		f := t.field(key)
 		if f == nil {
-			return c.replay // the strict decoder refuses members dst does not know
+			// The strict decoder refuses members dst does not know (replays skip them) and
+			// names that differ from a parameter's only in case (replays too).
+			return c.replay && !t.folds(key)
 		}
 		fv := v.FieldByIndex(f.index)
 		if f.str && len(value) >= 2 && value[0] == '"' && bytes.IndexByte(value, '\\') < 0 && utf8.Valid(value) {
@@ -86,20 +90,25 @@ type paramField struct {
 	str   bool // *string
 }
 
-// field finds the field a member name selects, as encoding/json does: the exact name, else
-// the first that differs only in case.
+// field finds the field a member name selects: the exact name only (names are
+// case-sensitive; the strict decoder refuses one that differs only in case).
 func (t *paramsType) field(key []byte) *paramField {
 	for i := range t.fields {
 		if t.fields[i].name == string(key) {
 			return &t.fields[i]
 		}
 	}
+	return nil
+}
+
+// folds reports whether key names a field only when case is ignored.
+func (t *paramsType) folds(key []byte) bool {
 	for i := range t.fields {
 		if len(t.fields[i].name) == len(key) && asciiFold(t.fields[i].name, key) {
-			return &t.fields[i]
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 var paramsTypes sync.Map // reflect.Type (pointer to the struct) -> *paramsType

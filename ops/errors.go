@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -53,8 +54,12 @@ func (c *opCtx) params(dst any) error {
 	return c.strictParams(dst)
 }
 
-// strictParams is params without the short cut: encoding/json decides.
+// strictParams is params without the short cut: encoding/json decides, once CheckKeys has
+// refused duplicate members and names that differ from a parameter's only in case.
 func (c *opCtx) strictParams(dst any) error {
+	if field, problem := CheckKeys(c.raw, reflect.TypeOf(dst)); field != "" {
+		return fieldError(field, "%s: %s", c.name, problem)
+	}
 	dec := json.NewDecoder(bytes.NewReader(c.raw))
 	if !c.replay {
 		dec.DisallowUnknownFields()
@@ -153,6 +158,35 @@ func text(field, s string, min, max int) error {
 	}
 	if n > max {
 		return fieldError(field, "%q must be at most %d characters (got %d)", field, max, n)
+	}
+	return nil
+}
+
+// UnsafeRune reports whether r may not appear in a name or label: control characters (NUL,
+// ESC, line breaks, ...), which a terminal or a log acts on, and the bidirectional overrides
+// and isolates, which make text display in another order than it is stored in.
+func UnsafeRune(r rune) bool {
+	return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+}
+
+// UnsafeRuneIn returns the first UnsafeRune of s and whether there is one.
+func UnsafeRuneIn(s string) (rune, bool) {
+	for _, r := range s {
+		if UnsafeRune(r) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// label checks a one-line text (a name, label, title or key) as text does, and that it holds
+// no UnsafeRune. Ops re-applied as they were stored (replay) are not checked again.
+func (c *opCtx) label(field, s string, min, max int) error {
+	if err := text(field, s, min, max); err != nil {
+		return err
+	}
+	if r, bad := UnsafeRuneIn(s); bad && !c.replay {
+		return fieldError(field, "%q must not contain control or bidirectional formatting characters (found U+%04X)", field, r)
 	}
 	return nil
 }

@@ -227,7 +227,7 @@ func mapAddPin(c *opCtx, doc Document) (any, error) {
 	if p.Label == nil {
 		return nil, required(c.name, "label")
 	}
-	if err := text("label", *p.Label, 1, maxLabel); err != nil {
+	if err := c.label("label", *p.Label, 1, maxLabel); err != nil {
 		return nil, err
 	}
 	pin := Pin{X: x, Y: y, Label: *p.Label}
@@ -310,7 +310,7 @@ func mapUpdatePin(c *opCtx, doc Document) (any, error) {
 	pin := &m.Pins[i]
 	out := updatePinApplied{Op: c.name, ID: pin.ID}
 	if p.Label != nil {
-		if err := text("label", *p.Label, 1, maxLabel); err != nil {
+		if err := c.label("label", *p.Label, 1, maxLabel); err != nil {
 			return nil, err
 		}
 		pin.Label, out.Label = *p.Label, p.Label

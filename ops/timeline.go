@@ -114,7 +114,7 @@ func timelineAddEvent(c *opCtx, doc Document) (any, error) {
 	if p.Label == nil {
 		return nil, required(c.name, "label")
 	}
-	if err := text("label", *p.Label, 1, maxLabel); err != nil {
+	if err := c.label("label", *p.Label, 1, maxLabel); err != nil {
 		return nil, err
 	}
 	if p.DateMs == nil {
@@ -191,7 +191,7 @@ func timelineUpdateEvent(c *opCtx, doc Document) (any, error) {
 	ev := &t.Events[i]
 	out := updateEventApplied{Op: c.name, ID: id}
 	if p.Label != nil {
-		if err := text("label", *p.Label, 1, maxLabel); err != nil {
+		if err := c.label("label", *p.Label, 1, maxLabel); err != nil {
 			return nil, err
 		}
 		ev.Label, out.Label = *p.Label, p.Label

@@ -24,7 +24,7 @@ type DocumentView struct {
 	StreamURL string
 	BodyURL   string
 	// WorldStreamURL is set on folder pages, which also follow the world's structure (their
-	// list of children); WorldSeq is the outbox sequence the page was read at.
+	// list of children); WorldSeq is the world's event number the page was read at.
 	WorldStreamURL string
 	WorldSeq       int64
 	// Editor is set when the signed-in member may edit this card: the page is an editor.

@@ -26,7 +26,7 @@ type WorldView struct {
 	Tree     []DocNode
 	Eras     []EraItem
 	Projects []ProjectItem
-	// StreamURL is the world's event stream and Seq the outbox sequence the lists were read
+	// StreamURL is the world's event stream and Seq the world's event number the lists were read
 	// at: the page's script resumes from there, so nothing falls between render and connect.
 	StreamURL string
 	Seq       int64

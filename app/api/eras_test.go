@@ -116,3 +116,23 @@ func TestEmptyEraIsRefused(t *testing.T) {
 		t.Fatalf("the document changed: version %d", c.Version)
 	}
 }
+
+// TestEraDepthLimit: reads and searches in an era walk its chain, so forks stop at
+// store.MaxEraDepth eras deep with 422 era_too_deep.
+func TestEraDepthLimit(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	base := "/api/v1/worlds/" + s.World(ann, "Eldoria") + "/eras"
+	parent := ""
+	for i := 1; i <= 32; i++ {
+		var era struct{ ID string }
+		s.Must(s.Post(ann.Key, base, map[string]any{"name": "Age", "parentId": parent}), http.StatusCreated).JSON(t, &era)
+		parent = era.ID
+	}
+	res := s.Must(s.Post(ann.Key, base, map[string]any{"name": "Too deep", "parentId": parent}), http.StatusUnprocessableEntity)
+	if m := res.Map(t); res.ErrorCode() != "era_too_deep" || m["error"].(map[string]any)["limit"] != float64(32) {
+		t.Fatalf("33rd era: %s", res.Body)
+	}
+	// A sibling nearer the main line is still fine.
+	s.Must(s.Post(ann.Key, base, map[string]any{"name": "Side"}), http.StatusCreated)
+}

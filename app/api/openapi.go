@@ -77,7 +77,7 @@ func listOf(item string) obj {
 
 // errorText describes each error status a route may answer.
 var errorText = map[string]string{
-	"400": "Malformed JSON (`malformed_json`).",
+	"400": "Malformed JSON (`malformed_json`), including bytes that are not UTF-8 and lone surrogate escapes.",
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
 	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
@@ -208,7 +208,7 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}/eras": obj{
 			"parameters": []obj{worldParam},
 			"get":        withParams(operation("listEras", "The world's eras, oldest first.", "200", listOf("Era"), "404", "422"), pageQuery, perPageQ),
-			"post": withBody(operation("createEra", "Fork an era from the main line or another era. It inherits every document by reference: creating it copies nothing.", "201", ref("Era"), "400", "403", "404", "413", "415", "422"),
+			"post": withBody(operation("createEra", "Fork an era from the main line or another era. It inherits every document by reference: creating it copies nothing. Eras nest at most 32 deep (one forked from the main line is 1 deep); a deeper fork answers 422 era_too_deep with limit.", "201", ref("Era"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "parentId": str("Optional: the era to fork from; omitted, the main line.")}, "parentId")),
 		},
 		"/api/v1/worlds/{worldId}/projects": obj{
@@ -221,8 +221,8 @@ func OpenAPI() obj {
 			"parameters": []obj{worldParam},
 			"get": withParams(withEventData(streamOperation("worldEvents",
 				"Server-Sent Events of the world's structure: "+strings.Join(worldEventKinds, ", ")+". "+
-					"Each one's data is a WorldEvent (`#/components/schemas/WorldEvent`) with the record's metadata; its id is a global change sequence. "+
-					"On connect: `ready` (data: {seq}, the latest change); resuming with Last-Event-ID (or ?lastEventId=) replays what was missed, or sends `reset` (data: {seq}) when too much was. "+streamCaps,
+					"Each one's data is a WorldEvent (`#/components/schemas/WorldEvent`) with the record's metadata; its id numbers this world's own events (1, 2, 3, ...), which other worlds' changes never move. "+
+					"On connect: `ready` (data: {seq}, the world's latest event); resuming with Last-Event-ID (or ?lastEventId=) replays what was missed, or sends `reset` (data: {seq}) when too much was. "+streamCaps,
 				"404"), "WorldEvent"), lastEventQuery),
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}/events": obj{
@@ -255,7 +255,7 @@ func OpenAPI() obj {
 			"credential": object(obj{"kind": obj{"type": "string", "enum": []string{"api_key", "session", "oauth"}}, "id": str("The key's or token's id.")}, "id"),
 		}),
 		"World": object(obj{
-			"id": str("World id."), "slug": str("URL slug, unique."), "name": str("Name."), "genre": str("Genre, may be empty."),
+			"id": str("World id."), "slug": str("URL slug, unique: the name in lower case ASCII, then \"-\" and five random characters (always, so it reveals nothing about other worlds)."), "name": str("Name."), "genre": str("Genre, may be empty."),
 			"theme": str("Theme derived from the genre."), "plan": obj{"type": "string", "enum": []string{"free", "pro", "studio"}},
 			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "The caller's role."},
 			"ownerId": str("The owner's user id."), "created": dateTime(), "updated": dateTime(),
@@ -286,7 +286,7 @@ func OpenAPI() obj {
 		}),
 		"WorldEvent": object(obj{
 			"kind": obj{"type": "string", "enum": worldEventKinds, "description": "What changed; the same as the event's name."},
-			"seq":  integer("The change sequence; the same as the event's id."),
+			"seq":  integer("The event's number among this world's events; the same as the event's id."),
 			"eraId": str("For document events, the era the change was made in; empty for the main line (a document deleted in an era is still there on the main line). " +
 				"Empty for other events."),
 			"document": described(object(obj{
@@ -361,7 +361,8 @@ func OpenAPI() obj {
 			"summary": "Worlds, documents, eras, projects, typed content operations and search.",
 			"description": "All requests carry `Authorization: Bearer lw_live_…` (an API key from Settings → API keys). " +
 				"Reading or writing document content (single-document read, content operations, search) with a key or OAuth token needs the world on the Pro or Studio plan. " +
-				"Errors are `{\"error\": {\"code\", \"message\", …details}}`. Bodies are JSON (≤ 1 MiB, ≤ 500 operations, nesting ≤ 32).",
+				"Errors are `{\"error\": {\"code\", \"message\", …details}}`. Bodies are JSON (≤ 1 MiB, ≤ 500 operations, nesting ≤ 32) in UTF-8 without lone surrogate escapes (400 `malformed_json`); member names are case-sensitive and may not repeat within an object (422 `invalid_field`). " +
+				"Names, labels, titles and property keys may not hold control characters (NUL, ESC, line breaks, ...) or bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069): 422 `invalid_field`.",
 		},
 		"servers":    []obj{{"url": "/"}},
 		"security":   []obj{{"apiKey": []string{}}},

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -29,13 +30,13 @@ func TestCreateListGetWorld(t *testing.T) {
 	res := s.Must(s.Post(ann.Key, "/api/v1/worlds", map[string]any{"name": "  The Shattered Isles ", "genre": "Fantasy"}), http.StatusCreated)
 	var w struct{ ID, Slug, Name, Genre, Theme, Plan, Role, OwnerID string }
 	res.JSON(t, &w)
-	if w.Name != "The Shattered Isles" || w.Slug != "the-shattered-isles" || w.Theme != "parchment" || w.Plan != "studio" || w.Role != "owner" || w.OwnerID != ann.ID {
+	if w.Name != "The Shattered Isles" || !slugOf.MatchString(w.Slug) || !strings.HasPrefix(w.Slug, "the-shattered-isles-") || w.Theme != "parchment" || w.Plan != "studio" || w.Role != "owner" || w.OwnerID != ann.ID {
 		t.Fatalf("created world = %+v", w)
 	}
 	// The same name again gets a distinct slug.
 	var w2 struct{ Slug string }
 	s.Must(s.Post(ann.Key, "/api/v1/worlds", map[string]any{"name": "The Shattered Isles"}), http.StatusCreated).JSON(t, &w2)
-	if w2.Slug == w.Slug || !strings.HasPrefix(w2.Slug, "the-shattered-isles-") {
+	if w2.Slug == w.Slug || !slugOf.MatchString(w2.Slug) || !strings.HasPrefix(w2.Slug, "the-shattered-isles-") {
 		t.Fatalf("second slug %q", w2.Slug)
 	}
 	// Unknown genres get the default theme.
@@ -83,5 +84,22 @@ func TestDefaultPlanIsConfigurable(t *testing.T) {
 	s.Must(s.Post(ann.Key, "/api/v1/worlds", map[string]any{"name": "Budget world"}), http.StatusCreated).JSON(t, &w)
 	if w.Plan != "free" {
 		t.Fatalf("plan %q", w.Plan)
+	}
+}
+
+// slugOf is the shape of every world slug: the name, then "-" and five random characters.
+var slugOf = regexp.MustCompile(`^[a-z0-9-]+-[a-z0-9]{5}$`)
+
+// TestSlugRevealsNoOtherWorld: a world's slug is the same shape whether or not another user
+// already has a world of that name, so it tells its owner nothing about other worlds.
+func TestSlugRevealsNoOtherWorld(t *testing.T) {
+	s := start(t)
+	for _, name := range []string{"Ann", "Bob"} {
+		u := s.NewUser(name)
+		var w struct{ Slug string }
+		s.Must(s.Post(u.Key, "/api/v1/worlds", map[string]any{"name": "Outsider World"}), http.StatusCreated).JSON(t, &w)
+		if !slugOf.MatchString(w.Slug) || !strings.HasPrefix(w.Slug, "outsider-world-") {
+			t.Fatalf("%s's slug %q", name, w.Slug)
+		}
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
+
+	"github.com/loreweave/loreweave/ops"
 )
 
 // Limits of a JSON request body.
@@ -19,7 +22,10 @@ const (
 // DecodeJSON reads a JSON request body into dst, for every surface that takes one (REST,
 // the web editor's writes): it must be application/json (415), at most
 // MaxBody bytes (413), well-formed (400), nested at most MaxNesting levels (422) and a JSON
-// object whose members dst knows, with the right types (422 invalid_field).
+// object whose members dst knows, with the right types (422 invalid_field). Like ops, it
+// refuses what encoding/json would quietly forgive: bytes that are not UTF-8 and lone
+// surrogate escapes (400 malformed_json), duplicate members and member names that differ
+// from a field's only in case (422 invalid_field).
 func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
@@ -38,11 +44,17 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if depth(data) > MaxNesting {
 		return New(http.StatusUnprocessableEntity, "nesting_too_deep", "the JSON body is nested more than %d levels deep", MaxNesting).With("limit", MaxNesting)
 	}
+	if problem := ops.CheckJSONText(data); problem != "" {
+		return New(http.StatusBadRequest, "malformed_json", "%s", problem)
+	}
 	if !json.Valid(data) {
 		return New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
 	}
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		return New(http.StatusUnprocessableEntity, "invalid_field", "the request body must be a JSON object").With("field", "")
+	}
+	if field, problem := ops.CheckKeys(data, reflect.TypeOf(dst)); field != "" {
+		return Field(field, "%s", problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -21,6 +21,7 @@ import (
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/config"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // Register adds the commands to root. app must be bootstrapped before a command runs
@@ -165,7 +166,7 @@ func keysCmd(app core.App) *cobra.Command {
 			tw := tabwriter.NewWriter(c.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tCREATED\tLAST USED\tREVOKED")
 			for _, k := range ks {
-				fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, k.Created, dash(k.LastUsedAt), dash(k.RevokedAt))
+				fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\n", k.ID, terminalSafe(k.Name), k.Prefix, k.Created, dash(k.LastUsedAt), dash(k.RevokedAt))
 			}
 			return tw.Flush()
 		},
@@ -234,6 +235,27 @@ func required(c *cobra.Command, names ...string) error {
 		}
 	}
 	return nil
+}
+
+// terminalSafe writes the control and bidirectional formatting characters of s as escapes
+// (\x1b, \u202e): a name stored before names refused them must not drive the terminal
+// it is listed on, nor reorder the columns around it.
+func terminalSafe(s string) string {
+	if _, bad := ops.UnsafeRuneIn(s); !bad {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !ops.UnsafeRune(r):
+			b.WriteRune(r)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }
 
 func dash(s string) string {

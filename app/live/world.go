@@ -48,19 +48,13 @@ type ProjectMeta struct {
 	Name string `json:"name"`
 }
 
-// worldKinds are the outbox kinds the world stream relays, each as an event of that name.
-var worldKinds = map[string]bool{
-	"document.created": true, "document.renamed": true, "document.moved": true, "document.deleted": true,
-	"era.created": true, "project.created": true, "member.added": true, "member.removed": true,
-}
-
 // worldEvent turns an outbox row into the event watchers get; ok is false for rows that are
 // not world events or whose record is gone.
 func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
-	if !worldKinds[r.Kind] || r.World == "" {
+	if !store.IsWorldEvent(r.Kind) || r.World == "" || r.WorldSeq == 0 {
 		return WorldEvent{}, false
 	}
-	ev := WorldEvent{Kind: r.Kind, Seq: r.Seq}
+	ev := WorldEvent{Kind: r.Kind, Seq: r.WorldSeq}
 	switch r.Kind {
 	case "era.created":
 		e, err := h.store.Era(r.World, r.Era)
@@ -103,18 +97,19 @@ func (h *Hub) relayWorldEvent(r store.OutboxRow) {
 		return // nobody to tell: skip building the event
 	}
 	if ev, ok := h.worldEvent(r); ok {
-		h.publish(worldStream(r.World), r.Kind, r.Seq, ev)
+		h.publish(worldStream(r.World), r.Kind, r.WorldSeq, ev)
 	}
 }
 
-// ServeWorld streams a world's structural changes. Event ids are outbox sequences: a client
+// ServeWorld streams a world's structural changes. Event ids count this world's events
+// (store.OutboxRow.WorldSeq), so they say nothing of other worlds' activity: a client
 // resuming with Last-Event-ID gets what it missed (up to MaxResume changes, kept for
 // store.OutboxKeep), or a `reset` event telling it to reload the lists. The caller has checked access.
 func (h *Hub) ServeWorld(e *core.RequestEvent, p auth.Principal, w store.World) error {
 	resume, hasResume := lastEventID(e.Request)
 	sw := &streamWriter{}
 	sw.replay = func(sw *streamWriter) (int64, error) {
-		head, err := h.store.OutboxHead()
+		head, err := h.store.WorldEventHead(w.ID)
 		if err != nil {
 			return 0, err
 		}
@@ -122,25 +117,21 @@ func (h *Hub) ServeWorld(e *core.RequestEvent, p auth.Principal, w store.World) 
 			sw.send("ready", head, mustJSON(map[string]any{"seq": head}))
 			return head, nil
 		}
-		rows, err := h.store.OutboxSince(resume, MaxResume+1)
+		rows, err := h.store.WorldEventsSince(w.ID, resume, MaxResume+1)
 		if err != nil {
 			return 0, err
 		}
-		oldest, err := h.store.OutboxOldest()
-		if err != nil {
-			return 0, err
-		}
-		// Too far behind, ahead of the head, or behind what the outbox still keeps.
-		if len(rows) > MaxResume || resume > head || resume+1 < oldest {
+		// A world's events are numbered without gaps, so a first row other than resume+1
+		// means pruning took what the client missed. Too far behind, or ahead of the head,
+		// resets too.
+		missing := resume < head && (len(rows) == 0 || rows[0].WorldSeq != resume+1)
+		if len(rows) > MaxResume || resume > head || missing {
 			sw.send("reset", head, mustJSON(map[string]any{"seq": head}))
 			return head, nil
 		}
 		for _, r := range rows {
-			if r.World != w.ID {
-				continue
-			}
 			if ev, ok := h.worldEvent(r); ok {
-				sw.send(r.Kind, r.Seq, mustJSON(ev))
+				sw.send(r.Kind, r.WorldSeq, mustJSON(ev))
 			}
 		}
 		return head, nil

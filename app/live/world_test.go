@@ -36,3 +36,53 @@ func TestWorldStreamDeleteCarriesMetadata(t *testing.T) {
 		http.Header{"Authorization": {"Bearer " + f.ann.Key}, "Last-Event-ID": {ready.ID}}, nil)
 	check("replayed", replay.Expect(t, ""))
 }
+
+// TestWorldStreamIDsCountThisWorldOnly: a world stream's event ids number that world's own
+// events, so they neither reveal nor depend on other worlds' writes, and resuming from one
+// still replays exactly what was missed.
+func TestWorldStreamIDsCountThisWorldOnly(t *testing.T) {
+	f := setup(t)
+	path := "/api/v1/worlds/" + f.w + "/events"
+	st := f.s.Stream(f.ann.Key, path)
+	ready := st.Expect(t, "ready")
+	// setup created one document: the world's first event.
+	if ready.ID != "1" || decode[map[string]int64](t, ready)["seq"] != 1 {
+		t.Fatalf("ready %+v, want id 1", ready)
+	}
+
+	// Another user's busy world moves nothing here.
+	bob := f.s.NewUser("Bob")
+	other := f.s.World(bob, "Outsider World")
+	for i := 0; i < 5; i++ {
+		f.s.Document(bob, other, "Elsewhere", "card")
+	}
+	f.s.Document(f.ann, f.w, "Aerendyl", "card")
+	ev := st.Expect(t, "document.created")
+	if ev.ID != "2" || decode[live.WorldEvent](t, ev).Seq != 2 {
+		t.Fatalf("next event %+v, want id 2", ev)
+	}
+	f.s.Document(f.ann, f.w, "Brannoc", "card")
+	st.Expect(t, "document.created")
+	st.Close()
+
+	// A fresh connection's head is this world's count too.
+	fresh := f.s.Stream(f.ann.Key, path)
+	if ready := fresh.Expect(t, "ready"); ready.ID != "3" {
+		t.Fatalf("fresh ready %+v, want id 3", ready)
+	}
+	fresh.Close()
+
+	// Resuming from 1 replays events 2 and 3, in order, and nothing of the other world.
+	replay := f.s.StreamRequest(path+"?lastEventId=1", http.Header{"Authorization": {"Bearer " + f.ann.Key}}, nil)
+	for _, want := range []string{"2", "3"} {
+		if ev := replay.Expect(t, "document.created"); ev.ID != want {
+			t.Fatalf("replayed %+v, want id %s", ev, want)
+		}
+	}
+	replay.Close()
+	// Ahead of this world's count (say, an id from before the cursor was per world): reset.
+	ahead := f.s.StreamRequest(path+"?lastEventId=9", http.Header{"Authorization": {"Bearer " + f.ann.Key}}, nil)
+	if ev := ahead.Expect(t, "reset"); ev.ID != "3" {
+		t.Fatalf("ahead %+v, want reset at 3", ev)
+	}
+}

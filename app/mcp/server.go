@@ -4,8 +4,11 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -22,6 +25,7 @@ import (
 	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // Path is where the MCP endpoint is mounted.
@@ -85,7 +89,7 @@ func (s *Server) Start() error {
 		// The SDK refuses a non-loopback Host on a loopback listener (DNS rebinding). Behind a
 		// reverse proxy the public name is configured as the base URL: allow it then.
 		DisableLocalhostProtection: !isLoopback(host),
-		MaxRequestBodyBytes:        2 << 20,
+		MaxRequestBodyBytes:        maxBody,
 	})
 	bearer := sdkauth.RequireBearerToken(s.verify, &sdkauth.RequireBearerTokenOptions{
 		ResourceMetadataURL:    s.BaseURL + "/.well-known/oauth-protected-resource" + Path,
@@ -95,6 +99,10 @@ func (s *Server) Start() error {
 		p, _ := sdkauth.TokenInfoFromContext(r.Context()).Extra["principal"].(auth.Principal)
 		if ok, wait := s.KeyLimit.Allow(p.Kind + ":" + p.CredentialID + ":" + p.UserID); !ok {
 			apierr.Write(w, r, nil, ratelimit.Error(wait))
+			return
+		}
+		if err := checkBody(r, maxBody); err != nil {
+			apierr.Write(w, r, nil, err)
 			return
 		}
 		release, err := s.Streams.Admit(p.UserID, clientIP(r))
@@ -119,6 +127,34 @@ func (s *Server) Start() error {
 	})
 
 	s.Store.OnOutbox(s.onOutbox)
+	return nil
+}
+
+// maxBody is the largest MCP request body.
+const maxBody = 2 << 20
+
+// checkBody holds an MCP request's JSON to the rules of the REST API's bodies
+// (apierr.DecodeJSON): UTF-8 without lone surrogate escapes, no duplicate members. The SDK
+// decodes it with encoding/json, which would let both through. A body over limit is left to
+// the SDK, which refuses it.
+func checkBody(r *http.Request, limit int64) error {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(data), r.Body))
+	if err != nil || int64(len(data)) > limit {
+		return nil // the SDK answers these as it does
+	}
+	if problem := ops.CheckJSONText(data); problem != "" {
+		return apierr.New(http.StatusBadRequest, "malformed_json", "%s", problem)
+	}
+	if !json.Valid(data) {
+		return nil // the SDK answers these as it does
+	}
+	if field, problem := ops.CheckKeys(data, nil); field != "" {
+		return apierr.Field(field, "%s", problem)
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 
 	"github.com/pocketbase/dbx"
@@ -21,6 +22,10 @@ type Era struct {
 
 // MainLine is the era id of a world's main line.
 const MainLine = ""
+
+// MaxEraDepth is how many eras deep a fork may go (an era forked from the main line is 1
+// deep). Every read and search in an era walks its chain, so the chain stays short.
+const MaxEraDepth = 32
 
 // EraChain returns eraID's chain of ancestors, nearest first, ending with the main line
 // (""). The main line's chain is [""]. An era that does not belong to worldID is not found.
@@ -62,8 +67,15 @@ func (s *Store) CreateEra(worldID, name, parentID string) (Era, error) {
 		return Era{}, err
 	}
 	if parentID != MainLine {
-		if _, err := s.EraChain(worldID, parentID); err != nil {
+		chain, err := s.EraChain(worldID, parentID)
+		if err != nil {
 			return Era{}, apierr.Field("parentId", "parentId %q is not an era of this world", parentID)
+		}
+		// The chain ends with the main line: its length is the new era's depth.
+		if len(chain) > MaxEraDepth {
+			return Era{}, apierr.New(http.StatusUnprocessableEntity, "era_too_deep",
+				"eras may be forked at most %d deep; fork from an era nearer the main line", MaxEraDepth).
+				With("field", "parentId").With("limit", MaxEraDepth)
 		}
 	}
 	e := Era{ID: newID(), WorldID: worldID, Name: name, ParentID: parentID, Created: now()}

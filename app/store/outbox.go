@@ -22,7 +22,20 @@ type OutboxRow struct {
 	// JSON (document.deleted; read it with DeletedDocument).
 	Subject string `db:"subject"`
 	Created string `db:"created"`
+	// WorldSeq numbers a world event among its world's events (1, 2, ...); 0 on other rows.
+	WorldSeq int64 `db:"worldSeq"`
 }
+
+// worldEventKinds are the changes a world's event stream relays.
+var worldEventKinds = map[string]bool{
+	"document.created": true, "document.renamed": true, "document.moved": true, "document.deleted": true,
+	"era.created": true, "project.created": true, "member.added": true, "member.removed": true,
+}
+
+// IsWorldEvent reports whether a change of this kind is relayed on its world's event stream.
+func IsWorldEvent(kind string) bool { return worldEventKinds[kind] }
+
+const outboxCols = "seq, kind, world, document, era, subject, created, worldSeq"
 
 // deletedDocument is what a document.deleted row keeps in Subject. A main-line delete takes
 // the document's row away, so world events built from the row later (live or replayed) could
@@ -52,12 +65,34 @@ func (r OutboxRow) DeletedDocument() (d Document, ok bool) {
 // OutboxSince returns up to limit rows after seq, oldest first.
 func (s *Store) OutboxSince(seq int64, limit int) ([]OutboxRow, error) {
 	var rows []OutboxRow
-	err := s.app.DB().NewQuery("SELECT seq, kind, world, document, era, subject, created FROM outbox WHERE seq > {:seq} ORDER BY seq LIMIT {:limit}").
+	err := s.app.DB().NewQuery("SELECT " + outboxCols + " FROM outbox WHERE seq > {:seq} ORDER BY seq LIMIT {:limit}").
 		Bind(dbx.Params{"seq": seq, "limit": limit}).All(&rows)
 	if err != nil {
 		return nil, fmt.Errorf("store: read outbox: %w", err)
 	}
 	return rows, nil
+}
+
+// WorldEventsSince returns up to limit of a world's events numbered after worldSeq, oldest
+// first.
+func (s *Store) WorldEventsSince(worldID string, worldSeq int64, limit int) ([]OutboxRow, error) {
+	var rows []OutboxRow
+	err := s.app.DB().NewQuery("SELECT " + outboxCols + " FROM outbox WHERE world = {:w} AND worldSeq > {:seq} ORDER BY worldSeq LIMIT {:limit}").
+		Bind(dbx.Params{"w": worldID, "seq": worldSeq, "limit": limit}).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: read world events: %w", err)
+	}
+	return rows, nil
+}
+
+// WorldEventHead returns the number of a world's latest event (0 before its first).
+func (s *Store) WorldEventHead(worldID string) (int64, error) {
+	var seq int64
+	err := s.app.DB().NewQuery("SELECT COALESCE(MAX(seq), 0) FROM world_event_seqs WHERE world = {:w}").Bind(dbx.Params{"w": worldID}).Row(&seq)
+	if err != nil {
+		return 0, fmt.Errorf("store: world event head: %w", err)
+	}
+	return seq, nil
 }
 
 // OutboxHead returns the newest sequence (0 if the outbox is empty).

@@ -17,8 +17,8 @@ func TestPruneOutboxKeepsTheNewestRowAndResetsStaleStreams(t *testing.T) {
 	ann := s.NewUser("Ann")
 	w := s.World(ann, "Eldoria")
 	s.Document(ann, w, "Old", "card")
-	var oldSeq int64
-	if err := s.PB.DB().NewQuery("SELECT MAX(seq) FROM outbox").Row(&oldSeq); err != nil {
+	var oldSeq, oldWorldSeq int64 // the change's outbox sequence, and its number in its world's stream
+	if err := s.PB.DB().NewQuery("SELECT MAX(seq), MAX(worldSeq) FROM outbox").Row(&oldSeq, &oldWorldSeq); err != nil {
 		t.Fatal(err)
 	}
 	// Age every row so far by eight days.
@@ -52,13 +52,13 @@ func TestPruneOutboxKeepsTheNewestRowAndResetsStaleStreams(t *testing.T) {
 
 	path := "/api/v1/worlds/" + w + "/events"
 	// Resuming from the last pruned change still replays what is kept...
-	st := s.StreamRequest(path, http.Header{"Authorization": {"Bearer " + ann.Key}, "Last-Event-ID": {itoa(oldSeq)}}, nil)
+	st := s.StreamRequest(path, http.Header{"Authorization": {"Bearer " + ann.Key}, "Last-Event-ID": {itoa(oldWorldSeq)}}, nil)
 	if ev := st.Expect(t, ""); ev.Event != "document.created" {
 		t.Fatalf("resume at the oldest kept change: %+v", ev)
 	}
 	st.Close()
 	// ...but from before it, changes are missing: the client must reload.
-	st = s.StreamRequest(path, http.Header{"Authorization": {"Bearer " + ann.Key}, "Last-Event-ID": {itoa(oldSeq - 1)}}, nil)
+	st = s.StreamRequest(path, http.Header{"Authorization": {"Bearer " + ann.Key}, "Last-Event-ID": {itoa(oldWorldSeq - 1)}}, nil)
 	if ev := st.Expect(t, ""); ev.Event != "reset" {
 		t.Fatalf("resume from a pruned change: %+v, want reset", ev)
 	}

@@ -209,11 +209,22 @@ func notFound(err error) error {
 }
 
 // WriteOutbox appends one change row inside tx and returns its sequence. Every change that
-// search or live streams must see writes one, in the change's own transaction.
+// search or live streams must see writes one, in the change's own transaction. A world event
+// (IsWorldEvent) also takes the next number of its world's own count: the world stream's
+// event ids.
 func WriteOutbox(tx dbx.Builder, kind, world, document, era, subject string) (int64, error) {
-	res, err := tx.NewQuery(`INSERT INTO outbox (kind, world, document, era, subject, created)
-		VALUES ({:kind}, {:world}, {:document}, {:era}, {:subject}, {:created})`).
-		Bind(dbx.Params{"kind": kind, "world": world, "document": document, "era": era, "subject": subject, "created": now()}).
+	var worldSeq int64
+	if world != "" && IsWorldEvent(kind) {
+		err := tx.NewQuery(`INSERT INTO world_event_seqs (world, seq) VALUES ({:world}, 1)
+			ON CONFLICT (world) DO UPDATE SET seq = seq + 1 RETURNING seq`).
+			Bind(dbx.Params{"world": world}).Row(&worldSeq)
+		if err != nil {
+			return 0, fmt.Errorf("store: count world event %s: %w", kind, err)
+		}
+	}
+	res, err := tx.NewQuery(`INSERT INTO outbox (kind, world, document, era, subject, created, worldSeq)
+		VALUES ({:kind}, {:world}, {:document}, {:era}, {:subject}, {:created}, {:worldSeq})`).
+		Bind(dbx.Params{"kind": kind, "world": world, "document": document, "era": era, "subject": subject, "created": now(), "worldSeq": worldSeq}).
 		Execute()
 	if err != nil {
 		return 0, fmt.Errorf("store: write outbox %s: %w", kind, err)

@@ -103,8 +103,10 @@ func (s *Store) CreateWorld(ownerID, name, genre, plan string) (World, error) {
 	base := slugify(name)
 	err = s.app.RunInTransaction(func(tx core.App) error {
 		db := tx.DB()
-		w.Slug = base
-		for i := 0; ; i++ {
+		// Always suffixed: a bare slug, or a suffix only on a clash, would tell whoever creates
+		// a world that somebody else already has one of that name.
+		for {
+			w.Slug = base + "-" + security.RandomStringWithAlphabet(5, "abcdefghijklmnopqrstuvwxyz0123456789")
 			var n int
 			if err := db.NewQuery("SELECT COUNT(*) FROM worlds WHERE slug = {:slug}").Bind(dbx.Params{"slug": w.Slug}).Row(&n); err != nil {
 				return err
@@ -112,7 +114,6 @@ func (s *Store) CreateWorld(ownerID, name, genre, plan string) (World, error) {
 			if n == 0 {
 				break
 			}
-			w.Slug = base + "-" + security.RandomStringWithAlphabet(5, "abcdefghijklmnopqrstuvwxyz0123456789")
 		}
 		if _, err := db.NewQuery(`INSERT INTO worlds (id, slug, name, genre, theme, plan, owner, created, updated)
 			VALUES ({:id}, {:slug}, {:name}, {:genre}, {:theme}, {:plan}, {:owner}, {:created}, {:updated})`).

@@ -174,3 +174,27 @@ func TestEditorCursor(t *testing.T) {
 		t.Errorf("viewer's cursor: %d %s", res.Status, res.Body)
 	}
 }
+
+// TestEditorInputHygiene: the editor's writes are held to the REST API's input rules (one
+// decoder): lone surrogates, duplicate or differently cased members, and control characters
+// in titles are refused.
+func TestEditorInputHygiene(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	w := newWorld(t, s, ann, "Tidewater")
+	path := "/w/" + w.Slug + "/d/" + w.doc(t, "Vharn", "card", "", "") + "/content"
+	b := s.SignIn(ann)
+	token := s.CSRFToken(b, "/")
+	for body, want := range map[string]string{
+		`{"ops": [{"op": "card.addSection", "title": "Life\udfff"}]}`:                 "malformed_json",
+		`{"ops": [{"op": "card.addSection", "title": "Life"}], "ops": []}`:            "invalid_field",
+		`{"OPS": [{"op": "card.addSection", "title": "Life"}]}`:                       "invalid_field",
+		`{"ops": [{"op": "card.addSection", "title": "Li\u001b[8mfe"}]}`:              "invalid_field",
+		`{"ops": [{"op": "card.addSection", "title": "Life", "Title": "Death"}]}`:     "invalid_field",
+		`{"ops": [{"op": "card.setProperty", "key": "a\u202eb", "value": "unsafe"}]}`: "invalid_field",
+	} {
+		if res := editorPost(s, b, token, path, body); res.ErrorCode() != want {
+			t.Errorf("%s: %d %s, want %s", body, res.Status, res.Body, want)
+		}
+	}
+}

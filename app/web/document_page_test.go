@@ -296,7 +296,12 @@ func TestDocumentPages(t *testing.T) {
 			map[string]any{"op": "map.addPin", "x": 10, "y": 20, "label": "Castle <keep>", "documentId": target},
 			map[string]any{"op": "map.addPin", "x": 400.5, "y": 300, "label": "Lake"},
 		)
-		d := page(t, s, b, path(m), 200)
+		// A map's image is set by address, from any host: its page allows that, others do not.
+		res := s.Must(s.Do(apptest.Request{Method: "GET", Path: path(m), Client: b}), 200)
+		if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self' data: blob: http: https:;") {
+			t.Fatalf("map CSP %q", csp)
+		}
+		d := doc(t, res)
 		if got := texts(d.Find(`[data-testid="pin"]`)); len(got) != 2 || !strings.HasPrefix(got[0], "Castle <keep>") {
 			t.Fatalf("pins %v", got)
 		}

@@ -19,11 +19,16 @@ import (
 // modelViewerCSP is the page CSP plus what <model-viewer> needs, and nothing more: its shadow
 // root carries one fixed stylesheet, allowed by its hash (that of the vendored 4.4.0 build:
 // the browser test reports a CSP violation if an upgrade changes it), and three.js compiles
-// WebAssembly decoders, which 'wasm-unsafe-eval' allows without allowing JavaScript eval.
+// WebAssembly decoders, which 'wasm-unsafe-eval' allows without allowing JavaScript eval. A
+// model's textures, like a map's image, may come from wherever the model does.
 var modelViewerCSP = strings.NewReplacer(
 	"script-src 'self';", "script-src 'self' 'wasm-unsafe-eval';",
 	"style-src 'self';", "style-src 'self' 'sha256-PXtZZkJMMyc18o/DN1ZEFOJ2qEGq95IQbVaJFMOXOb0=';",
+	imgSrcSelf, imgSrcAny,
 ).Replace(contentSecurityPolicy)
+
+// mapCSP is the page CSP of a map, whose image an editor sets by address, from any host.
+var mapCSP = strings.Replace(contentSecurityPolicy, imgSrcSelf, imgSrcAny, 1)
 
 // maxCrumbs bounds the folder trail walked above a document.
 const maxCrumbs = 32
@@ -37,7 +42,7 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 		return err
 	}
 	world, eraID, eraName := pl.world, pl.eraID, pl.eraName
-	seq, err := w.Store.OutboxHead()
+	seq, err := w.Store.WorldEventHead(world.ID)
 	if err != nil {
 		return err
 	}
@@ -90,6 +95,7 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	case "map":
 		p.Styles = []string{static.URL("vendor/leaflet/leaflet.css")}
 		p.Scripts = []string{static.URL("vendor/leaflet/leaflet.js"), static.URL("js/map.js"), static.URL("js/live.js")}
+		e.Response.Header().Set("Content-Security-Policy", mapCSP)
 	case "animator":
 		p.Modules = []string{static.URL("vendor/model-viewer/model-viewer.min.js")}
 		e.Response.Header().Set("Content-Security-Policy", modelViewerCSP)

@@ -3,7 +3,9 @@ package web
 import (
 	"bytes"
 	"html"
+	"net/url"
 	"regexp"
+	"strings"
 
 	"github.com/microcosm-cc/bluemonday"
 	"github.com/yuin/goldmark"
@@ -17,9 +19,13 @@ import (
 // markdown turns card section bodies into HTML. Raw HTML in the source is dropped by goldmark
 // (no html.WithUnsafe) and everything it outputs is sanitised again by bluemonday's UGC
 // policy, so a body can never carry a script, an event handler or a javascript: link.
+// Images from other hosts become links (sameOriginImages).
 var markdown = goldmark.New(
 	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(headingShift{by: 2}, 100))),
+	goldmark.WithParserOptions(parser.WithASTTransformers(
+		util.Prioritized(headingShift{by: 2}, 100),
+		util.Prioritized(sameOriginImages{}, 100),
+	)),
 )
 
 // ugc is safe for concurrent use once built. Besides bluemonday's UGC policy it keeps the
@@ -56,4 +62,46 @@ func (h headingShift) Transform(doc *ast.Document, _ text.Reader, _ parser.Conte
 		}
 		return ast.WalkContinue, nil
 	})
+}
+
+// sameOriginImages turns every image whose address is on another host into a plain link to
+// it: an image loads as soon as the page is viewed, so an editor could otherwise learn the
+// address of everyone who reads the card from their image host's log. Addresses on this
+// server (a path such as /static/... or, later, the world's uploads) stay images; the pages'
+// Content-Security-Policy (img-src 'self') holds the same line in the browser.
+type sameOriginImages struct{}
+
+// Transform implements parser.ASTTransformer.
+func (sameOriginImages) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	var foreign []*ast.Image
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if img, ok := n.(*ast.Image); ok && entering && !sameOrigin(string(img.Destination)) {
+			foreign = append(foreign, img)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, img := range foreign {
+		link := ast.NewLink()
+		link.Destination, link.Title = img.Destination, img.Title
+		for c := img.FirstChild(); c != nil; {
+			next := c.NextSibling()
+			link.AppendChild(link, c) // the alt text becomes the link's text
+			c = next
+		}
+		if !link.HasChildren() {
+			link.AppendChild(link, ast.NewString(img.Destination))
+		}
+		img.Parent().ReplaceChild(img.Parent(), img, link)
+	}
+}
+
+// sameOrigin reports whether an image address points at this server: a path with neither
+// scheme nor host ("//host/x" and "/\\host/x" are other hosts to a browser).
+func sameOrigin(dest string) bool {
+	dest = strings.TrimSpace(dest)
+	if dest == "" || strings.HasPrefix(dest, "//") || strings.Contains(dest, "\\") {
+		return false
+	}
+	u, err := url.Parse(dest)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.Opaque == ""
 }

@@ -47,3 +47,30 @@ func TestMarkdownTaskListsKeepTheirCheckboxes(t *testing.T) {
 		t.Fatalf("section body %s", h)
 	}
 }
+
+// TestMarkdownImagesStayOnThisServer: an image on another host would load for every reader
+// and tell its host their addresses, so it is shown as a link; images on this server stay, and
+// the page's CSP allows no other image host.
+func TestMarkdownImagesStayOnThisServer(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	w := newWorld(t, s, ann, "Eldoria")
+	card := w.doc(t, "Aria", "card", "", "")
+	w.apply(t, card, "", map[string]any{"op": "card.addSection", "title": "Portrait", "body": "![tracker](https://evil.example/p.png) " +
+		"![proto](//evil.example/q.png) ![slash](/\\evil.example/r.png) ![](http://evil.example/s.png) ![own](/static/app.css) ![rel](pic.png)"})
+	res := s.Must(s.Do(apptest.Request{Method: "GET", Path: "/w/" + w.Slug + "/d/" + card, Client: s.SignIn(ann)}), 200)
+	sb := doc(t, res).Find(`[data-testid="section-body"]`)
+	var srcs []string
+	sb.Find("img").Each(func(_ int, img *goquery.Selection) { srcs = append(srcs, img.AttrOr("src", "")) })
+	if strings.Join(srcs, " ") != "/static/app.css pic.png" {
+		h, _ := sb.Html()
+		t.Fatalf("images %v: %s", srcs, h)
+	}
+	if a := sb.Find(`a[href="https://evil.example/p.png"]`); a.Text() != "tracker" {
+		h, _ := sb.Html()
+		t.Fatalf("foreign image not a link: %s", h)
+	}
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self' data: blob:;") {
+		t.Fatalf("card CSP %q", csp)
+	}
+}

@@ -55,10 +55,18 @@ const (
 	signupClosedKey = "lw.signupClosed"
 )
 
-// contentSecurityPolicy allows only this origin's scripts and styles; images, models and map
-// tiles may come from anywhere over http(s) because worlds link to them.
-const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: http: https:; " +
+// contentSecurityPolicy allows only this origin's scripts, styles and images (Markdown images
+// from other hosts are links, see sameOriginImages); models may come from anywhere over
+// http(s) because worlds link to them, and map pages widen img-src for their images
+// (mapCSP).
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; " + imgSrcSelf + " " +
 	"connect-src 'self' http: https:; media-src 'self' http: https:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+
+// The page CSP's img-src, and the wider one of pages that show images set by address.
+const (
+	imgSrcSelf = "img-src 'self' data: blob:;"
+	imgSrcAny  = "img-src 'self' data: blob: http: https:;"
+)
 
 // middleware runs on every page: security headers, the CSRF cookie and check, the session.
 func (w *Web) middleware(e *core.RequestEvent) error {

@@ -145,9 +145,9 @@ func (w *Web) worldPage(e *core.RequestEvent) error {
 // state (what was typed and why it was refused).
 func (w *Web) renderWorld(e *core.RequestEvent, pl *place, status int, forms func(*views.WorldEdit)) error {
 	world, role, eraID, eraName, chain := pl.world, pl.role, pl.eraID, pl.eraName, pl.chain
-	// The outbox head is read before the lists: the page's stream resumes from it, so a change
-	// committed in between is replayed (the script ignores what it already shows).
-	seq, err := w.Store.OutboxHead()
+	// The world's event head is read before the lists: the page's stream resumes from it, so a
+	// change committed in between is replayed (the script ignores what it already shows).
+	seq, err := w.Store.WorldEventHead(world.ID)
 	if err != nil {
 		return err
 	}

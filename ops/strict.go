@@ -1,0 +1,177 @@
+package ops
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+)
+
+// encoding/json forgives what a strict reader must not: it matches member names to fields
+// ignoring case, keeps the last of duplicate members, and turns invalid UTF-8 and lone
+// surrogate escapes ("\ud800") into U+FFFD. Two readers of one body could then disagree on
+// what it says, so every surface (REST, web, ops) checks bodies with CheckJSONText and
+// CheckKeys before decoding them.
+
+// CheckJSONText reports why data, a JSON text, is not well-formed Unicode: bytes that are not
+// UTF-8, or a \u escape of a surrogate that is not half of a pair. It returns "" when it is.
+func CheckJSONText(data []byte) string {
+	if !utf8.Valid(data) {
+		return "the body is not valid UTF-8"
+	}
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\' && i+1 < len(data):
+			if data[i+1] != 'u' {
+				i++
+				continue
+			}
+			r, ok := hex4(data, i+2)
+			switch {
+			case !ok:
+				i++
+			case r >= 0xD800 && r <= 0xDBFF:
+				low, ok := rune(0), false
+				if i+7 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
+					low, ok = hex4(data, i+8)
+				}
+				if !ok || low < 0xDC00 || low > 0xDFFF {
+					return fmt.Sprintf(`the body holds a lone surrogate (\u%04x): escape characters beyond U+FFFF as a pair`, r)
+				}
+				i += 11
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return fmt.Sprintf(`the body holds a lone surrogate (\u%04x): escape characters beyond U+FFFF as a pair`, r)
+			default:
+				i += 5
+			}
+		}
+	}
+	return ""
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// CheckKeys walks data, valid JSON, as it would decode into a value of type t (nil: any),
+// and returns the first member name that is a duplicate within its object, or that names a
+// struct field only when case is ignored, with why; field is "" when every name is fine.
+// Members that reach interfaces, maps or json.RawMessage are checked for duplicates only.
+func CheckKeys(data []byte, t reflect.Type) (field, problem string) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	field, problem, _ = checkValue(dec, t)
+	return field, problem
+}
+
+var rawMessage = reflect.TypeFor[json.RawMessage]()
+
+func checkValue(dec *json.Decoder, t reflect.Type) (field, problem string, err error) {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == rawMessage || t != nil && t.Kind() == reflect.Interface {
+		t = nil
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return "", "", err
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return "", "", err
+			}
+			key, _ := kt.(string)
+			if seen[key] {
+				return key, fmt.Sprintf("the member %q appears twice in one object", key), nil
+			}
+			seen[key] = true
+			var member reflect.Type
+			if t != nil {
+				switch t.Kind() {
+				case reflect.Map:
+					member = t.Elem()
+				case reflect.Struct:
+					var folded bool
+					member, folded = structMember(t, key)
+					if folded {
+						return key, fmt.Sprintf("unknown member %q (member names are case-sensitive)", key), nil
+					}
+				}
+			}
+			if f, p, err := checkValue(dec, member); f != "" || err != nil {
+				return f, p, err
+			}
+		}
+	case json.Delim('['):
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for dec.More() {
+			if f, p, err := checkValue(dec, elem); f != "" || err != nil {
+				return f, p, err
+			}
+		}
+	default:
+		return "", "", nil
+	}
+	_, err = dec.Token() // the closing delimiter
+	return "", "", err
+}
+
+// structMember returns the type of t's field whose JSON name is key; folded is set when a
+// field matches key only when case is ignored (encoding/json would fill it).
+func structMember(t reflect.Type, key string) (member reflect.Type, folded bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			if m, fold := structMember(f.Type, key); m != nil || fold {
+				return m, fold
+			}
+			continue
+		}
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return f.Type, false
+		}
+		if strings.EqualFold(name, key) {
+			folded = true
+		}
+	}
+	return nil, folded
+}
