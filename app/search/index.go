@@ -294,7 +294,11 @@ func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.Sta
 		if st.Deleted {
 			continue
 		}
-		if err := add(st.Era, displayName(d, st.Data), st.Text, st.Version); err != nil {
+		text := st.Text
+		if markdownTypes[d.DocumentType] {
+			text = plainText(text)
+		}
+		if err := add(st.Era, displayName(d, st.Data), text, st.Version); err != nil {
 			return nil, err
 		}
 	}
