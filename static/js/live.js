@@ -53,7 +53,8 @@
       s.connected = true;
     });
     es.addEventListener("error", function () {
-      setStatus(es.readyState === EventSource.CLOSED ? "Not live: reload the page to catch up" : "Reconnecting…");
+      if (es.readyState === EventSource.CLOSED) explainClosed();
+      else setStatus("Reconnecting…");
     });
     Object.keys(s.handlers).forEach(function (name) {
       es.addEventListener(name, function (ev) {
@@ -63,6 +64,26 @@
         s.handlers[name](data);
       });
     });
+  }
+
+  // explainClosed says why a stream was refused for good. The server refuses a stream when
+  // the reader lost access (removed from the world, signed out): a reload would not catch up,
+  // it would be refused too, so the page itself is asked again and the answer told.
+  function explainClosed() {
+    fetch(location.href, { credentials: "same-origin", cache: "no-store", redirect: "manual", headers: { Accept: "text/html" } })
+      .then(function (res) {
+        if (res.status === 404 || res.status === 403) {
+          stopAll();
+          showPresence([]);
+          setStatus("Not live: your access to this world was removed");
+        } else if (res.type === "opaqueredirect" || res.status === 401) {
+          stopAll();
+          setStatus("Not live: you were signed out; sign in again to see changes");
+        } else {
+          setStatus("Not live: reload the page to catch up");
+        }
+      })
+      .catch(function () { setStatus("Not live: reload the page to catch up"); });
   }
 
   window.addEventListener("pagehide", function () {
