@@ -114,10 +114,14 @@ func TestBrowserAccessibility(t *testing.T) {
 				{base + "/d/" + m, `main h1`},
 				{base + "/d/" + an, `main h1`},
 				{base + "/d/" + card, `[data-testid="card-editor"] .cm-content`},
+				{base + "/d/" + card + "/rename", `[data-testid="rename-form"]`},
+				{base + "/d/" + card + "/move", `[data-testid="move-form"]`},
+				{base + "/d/" + card + "/delete", `[data-testid="delete-form"]`},
 			}
 			var themeless, signedOut []check
 			if i == 0 {
-				themeless = []check{{"/", `[data-testid="worlds"]`}, {"/settings/api-keys", `[data-testid="keys"]`}, {"/settings/apps", `[data-testid="apps"]`}}
+				themeless = []check{{"/", `[data-testid="worlds"]`}, {"/settings/api-keys", `[data-testid="keys"]`}, {"/settings/apps", `[data-testid="apps"]`},
+					{"/no/such/page", `[data-testid="error-page"]`}}
 				signedOut = []check{{"/login", `#email`}, {"/signup", `#email`}}
 			}
 			annPages := append(documents, themeless...)
