@@ -83,11 +83,11 @@ func TestBrowserAccessibility(t *testing.T) {
 	genres := []string{"slice of life", "fantasy", "sci-fi", "cyberpunk", "horror", "mystery", "historical", "steampunk", "romance"}
 	for i, genre := range genres {
 		t.Run(genre, func(t *testing.T) {
+			long := strings.Repeat("Stormbornofthesunkengate", 6)
 			var x struct{ ID, Slug string }
-			s.Must(s.Post(ann.Key, "/api/v1/worlds", map[string]any{"name": "The " + genre + " of Aerendyl", "genre": genre}), http.StatusCreated).JSON(t, &x)
+			s.Must(s.Post(ann.Key, "/api/v1/worlds", map[string]any{"name": genre + " " + long, "genre": genre}), http.StatusCreated).JSON(t, &x)
 			w := world{s: s, u: ann, ID: x.ID, Slug: x.Slug}
 			s.AddMember(ann, w.ID, vic, "viewer")
-			long := strings.Repeat("Stormbornofthesunkengate", 6)
 			folder := w.doc(t, "People", "folder", "", "")
 			w.apply(t, folder, "", map[string]any{"op": "folder.setDescription", "description": "Everyone who matters.\n\n## Houses\n\nSee " + long})
 			card := w.doc(t, long, "card", folder, "")
@@ -101,7 +101,7 @@ func TestBrowserAccessibility(t *testing.T) {
 				map[string]any{"op": "map.setImage", "url": "/static/vendor/leaflet/images/layers-2x.png", "width": 800, "height": 600},
 				map[string]any{"op": "map.addPin", "x": 100, "y": 50, "label": "Harbour"})
 			an := w.doc(t, "Leviathan", "animator", "", "")
-			s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/projects", map[string]any{"name": "Book one", "kind": "wiki"}), http.StatusCreated)
+			s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/projects", map[string]any{"name": "Book " + long, "kind": "wiki"}), http.StatusCreated)
 			s.WaitSearchable(ann.Key, w.ID, "tide")
 
 			base := "/w/" + w.Slug
