@@ -8,12 +8,22 @@ import (
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
 )
 
-// markdownTypes are the document types whose text is Markdown (card section bodies, folder
-// descriptions): they are indexed as the reader sees them, so that snippets show "tide",
-// not "**tide**", and "## Early life" is found as "Early life".
-var markdownTypes = map[string]bool{"card": true, "folder": true}
+// readerText is a document state's text as its page shows it: the Markdown parts of a card
+// or folder without their marks, so that snippets show "tide", not "**tide**", and
+// "## Early life" is found as "Early life". Other types' text is plain already.
+func readerText(d store.Document, st store.State) string {
+	doc, err := ops.Decode(d.DocumentType, []byte(st.Data))
+	md, ok := doc.(ops.MarkdownText)
+	if err != nil || !ok {
+		return st.Text
+	}
+	return md.PlainText(d.Name, plainText)
+}
 
 // gfm parses the Markdown the pages render (GitHub Flavored Markdown, as app/web does).
 var gfm = goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()

@@ -310,12 +310,13 @@ func TestReconcileRepairsAfterACrash(t *testing.T) {
 	w.search(t, "ephemeral", total(1))
 	s.Stop()
 
-	// Behind the index's back: rewrite one document's text, delete another, no outbox rows.
+	// Behind the index's back: rewrite one document's content (its data and the text derived
+	// from it), delete another, no outbox rows.
 	pb := core.NewBaseApp(core.BaseAppConfig{DataDir: dir})
 	if err := pb.Bootstrap(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pb.DB().NewQuery("UPDATE document_states SET text = 'Lighthouse kraken', version = version + 1 WHERE document = {:id}").Bind(map[string]any{"id": id}).Execute(); err != nil {
+	if _, err := pb.DB().NewQuery("UPDATE document_states SET data = json_set(data, '$.sections[0].body', 'kraken'), text = 'Lighthouse Notes kraken', version = version + 1 WHERE document = {:id}").Bind(map[string]any{"id": id}).Execute(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pb.DB().NewQuery("DELETE FROM documents WHERE id = {:id}").Bind(map[string]any{"id": gone}).Execute(); err != nil {
@@ -389,7 +390,7 @@ func TestDeletedDocumentsLeaveTheIndex(t *testing.T) {
 // markers or link targets; raw HTML, which the page drops, is not searched.
 func TestSnippetsShowTextNotMarkdown(t *testing.T) {
 	w := newWorld(t)
-	w.card(t, "Aria", "She rode the **tide** to [the harbour](https://example.com/harbour).\n\n## Early life\n\n- [x] learnt the _tide_ tables", "")
+	w.card(t, "Aria", "## Early life\n\nShe rode the **tide** to [the harbour](https://example.com/harbour).\n\n- [x] learnt the _tide_ tables", "")
 	r := w.search(t, "tide", total(1))
 	snip := r.Items[0].Snippet
 	for _, raw := range []string{"**", "##", "](", "example.com", "[x]", "_"} {
