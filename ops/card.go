@@ -103,7 +103,10 @@ func (c *Card) JSON() []byte { return mustJSON(c) }
 
 // Text implements Document: the card's own name (else the document name), the aliases,
 // each property's key and value, and each section's title and body.
-func (c *Card) Text(name string) string {
+func (c *Card) Text(name string) string { return c.PlainText(name, asIs) }
+
+// PlainText implements MarkdownText: section bodies are Markdown.
+func (c *Card) PlainText(name string, plain func(string) string) string {
 	if c.Name != "" {
 		name = c.Name
 	}
@@ -114,7 +117,7 @@ func (c *Card) Text(name string) string {
 		parts = append(parts, p.Key, p.Value)
 	}
 	for _, s := range c.Sections {
-		parts = append(parts, s.Title, s.Body)
+		parts = append(parts, s.Title, plain(s.Body))
 	}
 	return joinText(parts)
 }

@@ -31,7 +31,12 @@ func (f *Folder) Type() string { return "folder" }
 func (f *Folder) JSON() []byte { return mustJSON(f) }
 
 // Text implements Document: the name, then the description.
-func (f *Folder) Text(name string) string { return joinText([]string{name, f.Description}) }
+func (f *Folder) Text(name string) string { return f.PlainText(name, asIs) }
+
+// PlainText implements MarkdownText: the description is Markdown.
+func (f *Folder) PlainText(name string, plain func(string) string) string {
+	return joinText([]string{name, plain(f.Description)})
+}
 
 func (f *Folder) clone() Document {
 	c := *f

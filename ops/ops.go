@@ -47,6 +47,16 @@ type Document interface {
 	clone() Document
 }
 
+// MarkdownText is implemented by documents part of whose text is Markdown (a card's section
+// bodies, a folder's description). PlainText is Text with each Markdown part passed through
+// plain first: search indexes the text as the page shows it, without the marks.
+type MarkdownText interface {
+	PlainText(name string, plain func(markdown string) string) string
+}
+
+// asIs leaves Markdown as it is written.
+func asIs(markdown string) string { return markdown }
+
 // Env is what an operation may need to know about the world around the document. Every
 // field is optional; a nil function means "not available" and ops that need it reject.
 type Env struct {

@@ -341,9 +341,9 @@ type viewer struct {
 	conns  int
 }
 
-// Colour returns a stable colour for a user id.
+// Colour returns a stable colour for a user id, dark enough for white initials (4.5:1).
 func Colour(userID string) string {
-	palette := []string{"#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#b7950b", "#2c3e50", "#c2185b", "#00838f"}
+	palette := []string{"#c0392b", "#2679af", "#1d8548", "#8e44ad", "#be4b00", "#11816b", "#8b7106", "#2c3e50", "#c2185b", "#007c87"}
 	f := fnv.New32a()
 	_, _ = f.Write([]byte(userID))
 	return palette[f.Sum32()%uint32(len(palette))]

@@ -294,7 +294,7 @@ func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.Sta
 		if st.Deleted {
 			continue
 		}
-		if err := add(st.Era, displayName(d, st.Data), st.Text, st.Version); err != nil {
+		if err := add(st.Era, displayName(d, st.Data), readerText(d, st), st.Version); err != nil {
 			return nil, err
 		}
 	}

@@ -27,6 +27,7 @@ const (
 	boostText       = 1.5
 	boostTextPrefix = 0.6
 	boostFuzzy      = 0.4
+	boostNameFuzzy  = 4
 	minFuzzyLen     = 5
 )
 
@@ -162,6 +163,16 @@ func term(field, value string, boost float64) *query.TermQuery {
 	return t
 }
 
+// fuzzyQuery matches the words one edit away from word, past the scope's first prefix bytes.
+func fuzzyQuery(field, word string, prefix int, boost float64) *query.FuzzyQuery {
+	f := query.NewFuzzyQuery(word)
+	f.SetField(field)
+	f.SetFuzziness(1)
+	f.SetPrefix(prefix)
+	f.SetBoost(boost)
+	return f
+}
+
 func prefixQuery(field, prefix string, boost float64) *query.PrefixQuery {
 	p := query.NewPrefixQuery(prefix)
 	p.SetField(field)
@@ -214,12 +225,8 @@ func wordQuery(scopes []string, w string, prefix bool) (must, should query.Query
 				opt = append(opt, term(fieldName, st, boostName))
 			}
 			if fuzzy && len(parts) == 1 {
-				f := query.NewFuzzyQuery(alts[0])
-				f.SetField(fieldText)
-				f.SetFuzziness(1)
-				f.SetPrefix(len(sc))
-				f.SetBoost(boostFuzzy)
-				alt = append(alt, f)
+				alt = append(alt, fuzzyQuery(fieldText, alts[0], len(sc), boostFuzzy))
+				opt = append(opt, fuzzyQuery(fieldName, alts[0], len(sc), boostNameFuzzy))
 			}
 			all = append(all, query.NewDisjunctionQuery(alt))
 		}

@@ -121,13 +121,13 @@ func TestSearchBasics(t *testing.T) {
 
 func TestSnippetsAreEscapedAndHighlighted(t *testing.T) {
 	w := newWorld(t)
-	w.card(t, "Trap", "Beware: <script>alert('pwned')</script> the cursed idol of Ixtal & its <b>guardians</b>.", "")
+	w.card(t, "Trap", "Beware: <script>alert('pwned')</script> the cursed idol of Ixtal & its `<b>guardians</b>`.", "")
 	r := w.search(t, "ixtal", total(1))
 	snip := r.Items[0].Snippet
 	if strings.Contains(snip, "<script") || strings.Contains(snip, "<b>") {
 		t.Fatalf("snippet not escaped: %s", snip)
 	}
-	if !strings.Contains(snip, "&lt;script&gt;") || !strings.Contains(snip, "<mark>Ixtal</mark>") || !strings.Contains(snip, "&amp;") {
+	if !strings.Contains(snip, "&lt;b&gt;guardians") || !strings.Contains(snip, "<mark>Ixtal</mark>") || !strings.Contains(snip, "&amp;") {
 		t.Fatalf("snippet: %s", snip)
 	}
 	// A prefix hit marks the whole word.
@@ -310,12 +310,13 @@ func TestReconcileRepairsAfterACrash(t *testing.T) {
 	w.search(t, "ephemeral", total(1))
 	s.Stop()
 
-	// Behind the index's back: rewrite one document's text, delete another, no outbox rows.
+	// Behind the index's back: rewrite one document's content (its data and the text derived
+	// from it), delete another, no outbox rows.
 	pb := core.NewBaseApp(core.BaseAppConfig{DataDir: dir})
 	if err := pb.Bootstrap(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pb.DB().NewQuery("UPDATE document_states SET text = 'Lighthouse kraken', version = version + 1 WHERE document = {:id}").Bind(map[string]any{"id": id}).Execute(); err != nil {
+	if _, err := pb.DB().NewQuery("UPDATE document_states SET data = json_set(data, '$.sections[0].body', 'kraken'), text = 'Lighthouse Notes kraken', version = version + 1 WHERE document = {:id}").Bind(map[string]any{"id": id}).Execute(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := pb.DB().NewQuery("DELETE FROM documents WHERE id = {:id}").Bind(map[string]any{"id": gone}).Execute(); err != nil {
@@ -382,5 +383,39 @@ func TestDeletedDocumentsLeaveTheIndex(t *testing.T) {
 	w.s.Must(w.s.Do(apptest.Request{Method: "PATCH", Path: "/api/v1/worlds/" + w.id + "/documents/" + id, Key: w.ann.Key, Body: map[string]any{"name": "Quillfeather"}}), 200)
 	if r := w.search(t, "quillfeather", total(1)); r.TotalItems != 1 {
 		t.Fatalf("rename not indexed: %+v", r)
+	}
+}
+
+// Snippets show the text as the page shows it, not its Markdown: no emphasis marks, heading
+// markers or link targets; raw HTML, which the page drops, is not searched.
+func TestSnippetsShowTextNotMarkdown(t *testing.T) {
+	w := newWorld(t)
+	w.card(t, "Aria", "## Early life\n\nShe rode the **tide** to [the harbour](https://example.com/harbour).\n\n- [x] learnt the _tide_ tables", "")
+	r := w.search(t, "tide", total(1))
+	snip := r.Items[0].Snippet
+	for _, raw := range []string{"**", "##", "](", "example.com", "[x]", "_"} {
+		if strings.Contains(snip, raw) {
+			t.Errorf("snippet shows Markdown %q: %s", raw, snip)
+		}
+	}
+	if !strings.Contains(snip, "She rode the <mark>tide</mark> to the harbour.") || !strings.Contains(snip, "Early life") {
+		t.Errorf("snippet: %s", snip)
+	}
+	if r := w.search(t, "example", total(0)); r.TotalItems != 0 {
+		t.Errorf("a link target is searched: %+v", r.Items)
+	}
+}
+
+// A query one typo away from a card's name ranks the card above a document that mentions the
+// name exactly: name matches rank first, as the README promises.
+func TestOneTypoNameRanksTheNamedCardFirst(t *testing.T) {
+	w := newWorld(t)
+	card := w.card(t, "Vharnagal", "An ancient red dragon who sleeps under the mountain and dreams of the old kingdoms, long burnt.", "")
+	tl := w.doc("Sea battles", "timeline")
+	w.s.Must(w.s.Post(w.ann.Key, "/api/v1/worlds/"+w.id+"/documents/"+tl+"/content", map[string]any{"ops": []any{
+		map[string]any{"op": "timeline.addEvent", "label": "Vharnagal burns the fleet", "dateMs": 0}}}), http.StatusOK)
+	r := w.search(t, "Vharnagel", total(2))
+	if fmt.Sprint(ids(r)) != fmt.Sprint([]string{card, tl}) {
+		t.Fatalf("q=Vharnagel: got %+v, want the card %s first", r.Items, card)
 	}
 }

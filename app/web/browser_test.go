@@ -101,10 +101,16 @@ func signInTo(t *testing.T, ctx context.Context, s *apptest.Server, u apptest.Us
 // waitJS polls a JavaScript expression until it is true, for at most liveWait.
 func waitJS(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(liveWait), chromedp.WithPollingInterval(25*time.Millisecond)))
+	waitJSFor(t, ctx, liveWait, what, expr)
+}
+
+// waitJSFor polls a JavaScript expression until it is true, for at most within.
+func waitJSFor(t *testing.T, ctx context.Context, within time.Duration, what, expr string) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(within), chromedp.WithPollingInterval(25*time.Millisecond)))
 	if err != nil {
 		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("main") ? document.querySelector("main").innerHTML.slice(0, 3000) : ""`))
-		t.Fatalf("%s: not within %s: %v\n%s", what, liveWait, err, state)
+		t.Fatalf("%s: not within %s: %v\n%s", what, within, err, state)
 	}
 }
 

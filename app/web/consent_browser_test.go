@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,7 +15,8 @@ import (
 
 // An app connecting over OAuth, in a real browser: sign in, press Allow, and the browser
 // lands on the app's own address with a code. The consent page's CSP must let its form's
-// redirect go there (browsers hold it to form-action).
+// redirect go there (browsers hold it to form-action). The consent page passes axe-core at
+// a desktop and a phone width.
 func TestBrowserConsentReturnsToTheApp(t *testing.T) {
 	ctx := browser(t)
 	s := apptest.Start(t)
@@ -39,6 +41,11 @@ func TestBrowserConsentReturnsToTheApp(t *testing.T) {
 		"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "state": {"xyz"}}.Encode()
 
 	signInTo(t, ctx, s, ann, authorize, `[data-testid="approve"]`)
+	axe := axeSource(t)
+	for _, width := range []int64{1366, 390} {
+		do(t, ctx, chromedp.EmulateViewport(width, 900))
+		accessible(t, ctx, axe, fmt.Sprintf("consent-%d", width))
+	}
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="approve"]`)))
 	select {
 	case q := <-codes:

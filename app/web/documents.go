@@ -203,7 +203,7 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 			cv.Properties = append(cv.Properties, views.PropertyView{Key: p.Key, Value: p.Value})
 		}
 		for _, s := range x.Sections {
-			cv.Sections = append(cv.Sections, views.SectionView{ID: s.ID, Title: s.Title, HTML: renderMarkdown(s.Body)})
+			cv.Sections = append(cv.Sections, views.SectionView{ID: s.ID, Title: s.Title, HTML: renderMarkdown(sectionMarkdown, s.Body)})
 		}
 		b.Card = cv
 	case *ops.Map:
@@ -227,7 +227,7 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 		if err != nil {
 			return views.DocumentBody{}, err
 		}
-		b.Folder = &views.FolderView{DescriptionHTML: renderMarkdown(x.Description), Children: docTree(children, world.Slug, eraID)}
+		b.Folder = &views.FolderView{DescriptionHTML: renderMarkdown(descriptionMarkdown, x.Description), Children: docTree(children, world.Slug, eraID)}
 	}
 	return b, nil
 }

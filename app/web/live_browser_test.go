@@ -146,3 +146,39 @@ func jsString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// A live update of a read page keeps the keyboard focus on an element without an id (a link
+// in a viewer's card) and the text selection (in a timeline event's label), on their fresh
+// copies.
+func TestBrowserSwapKeepsFocusAndSelection(t *testing.T) {
+	ctx := browser(t)
+	s := apptest.Start(t)
+	ann, vic := s.NewUser("Ann Author"), s.NewUser("Vic Viewer")
+	w := newWorld(t, s, ann, "Eldoria")
+	s.AddMember(ann, w.ID, vic, "viewer")
+	card := w.doc(t, "Aria", "card", "", "")
+	w.apply(t, card, "", map[string]any{"op": "card.addSection", "title": "Biography", "body": "Born in [the harbour](https://example.com/harbour) and [the keep](https://example.com/keep)."})
+	tl := w.doc(t, "History", "timeline", "", "")
+	w.apply(t, tl, "", map[string]any{"op": "timeline.addEvent", "label": "Founding of the harbour", "dateMs": 0})
+
+	signInTo(t, ctx, s, vic, "/w/"+w.Slug+"/d/"+card, `[data-testid="section-body"]`)
+	streamOpen(t, ctx)
+	link := `document.querySelector('[data-testid="section-body"] a[href$="/keep"]')`
+	eval[bool](t, ctx, `(window.__old = `+link+`).focus(), document.activeElement === window.__old && !window.__old.id`)
+	w.apply(t, card, "", map[string]any{"op": "card.setProperty", "key": "Born", "value": "Year 312"})
+	waitJS(t, ctx, "property shown", `document.querySelector("main").textContent.includes("Year 312")`)
+	if !eval[bool](t, ctx, `!window.__old.isConnected && document.activeElement === `+link) {
+		t.Fatalf("focus after the update: %s", eval[string](t, ctx, `document.activeElement.outerHTML`))
+	}
+
+	do(t, ctx, chromedp.Navigate(s.URL+"/w/"+w.Slug+"/d/"+tl), chromedp.WaitVisible(chromedp.CSS(`[data-testid="timeline"]`)))
+	streamOpen(t, ctx)
+	eval[bool](t, ctx, `(() => { const n = document.querySelector('[data-testid="event-label"]').firstChild;
+		window.__old = n; getSelection().setBaseAndExtent(n, 12, n, 3); return true })()`)
+	w.apply(t, tl, "", map[string]any{"op": "timeline.addEvent", "label": "Second landing", "dateMs": 86400000})
+	waitJS(t, ctx, "new event shown", `document.querySelectorAll('[data-testid="event-label"]').length === 2`)
+	if got := eval[string](t, ctx, `(() => { const s = getSelection();
+		return [s.toString(), s.anchorNode !== window.__old && s.anchorNode.isConnected, s.anchorOffset, s.focusOffset].join("|") })()`); got != "nding of |true|12|3" {
+		t.Fatalf("selection after the update (text|on the fresh node|anchor|focus): %s", got)
+	}
+}

@@ -11,54 +11,95 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
-// markdown turns card section bodies into HTML. Raw HTML in the source is dropped by goldmark
-// (no html.WithUnsafe) and everything it outputs is sanitised again by bluemonday's UGC
-// policy, so a body can never carry a script, an event handler or a javascript: link.
-// Images from other hosts become links (sameOriginImages).
-var markdown = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithParserOptions(parser.WithASTTransformers(
-		util.Prioritized(headingShift{by: 2}, 100),
-		util.Prioritized(sameOriginImages{}, 100),
-	)),
+// markdownAt returns a converter of Markdown whose shallowest heading becomes an h<top>, so a
+// text's outline continues the page's without a gap (a "##" under an h2 section title is an
+// h3, not an h4). Raw HTML in the source is dropped by goldmark (no html.WithUnsafe) and
+// everything it outputs is sanitised again by bluemonday's UGC policy, so a body can never
+// carry a script, an event handler or a javascript: link. Images from other hosts become
+// links (sameOriginImages).
+func markdownAt(top int) goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM),
+		goldmark.WithParserOptions(parser.WithASTTransformers(
+			util.Prioritized(headingShift{top: top}, 100),
+			util.Prioritized(sameOriginImages{}, 100),
+		)),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(labelledCheckBoxes{}, 0))),
+	)
+}
+
+// sectionMarkdown renders card section bodies, which sit under the section's h2;
+// descriptionMarkdown renders folder descriptions, which sit under the page's h1.
+var (
+	sectionMarkdown     = markdownAt(3)
+	descriptionMarkdown = markdownAt(2)
 )
 
 // ugc is safe for concurrent use once built. Besides bluemonday's UGC policy it keeps the
 // checkboxes of GFM task lists ("- [x] done"), which goldmark renders as
 // <input checked="" disabled="" type="checkbox">: on an input it allows type="checkbox",
 // disabled and checked (with no values) besides the attributes UGC allows on every element
-// (dir, lang, id, title, class); no name, value or form. Goldmark drops raw HTML, so task
-// list checkboxes are the only inputs that reach the sanitiser.
+// (dir, lang, id, title, class) and the aria-label labelledCheckBoxes gives; no name, value
+// or form. Goldmark drops raw HTML, so task list checkboxes are the only inputs that reach
+// the sanitiser.
 var ugc = func() *bluemonday.Policy {
 	p := bluemonday.UGCPolicy()
 	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
 	p.AllowAttrs("disabled", "checked").Matching(regexp.MustCompile(`^$`)).OnElements("input")
+	p.AllowAttrs("aria-label").Matching(regexp.MustCompile(`^(Done|To do)$`)).OnElements("input")
 	return p
 }()
 
-// renderMarkdown returns the sanitised HTML of a Markdown text.
-func renderMarkdown(src string) string {
+// renderMarkdown returns the sanitised HTML of a Markdown text, converted by md.
+func renderMarkdown(md goldmark.Markdown, src string) string {
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
+	if err := md.Convert([]byte(src), &buf); err != nil {
 		return "<p>" + html.EscapeString(src) + "</p>"
 	}
 	return ugc.Sanitize(buf.String())
 }
 
-// headingShift moves Markdown headings down the outline: a section body sits under the page's
-// h1 and the section's h2, so its "# Heading" becomes an h3.
-type headingShift struct{ by int }
+// headingShift moves Markdown headings so that the shallowest one is an h<top>, keeping the
+// steps between them.
+type headingShift struct{ top int }
 
 // Transform implements parser.ASTTransformer.
 func (h headingShift) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	var headings []*ast.Heading
+	shallowest := 6
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if hd, ok := n.(*ast.Heading); ok && entering {
-			hd.Level = min(hd.Level+h.by, 6)
+			headings = append(headings, hd)
+			shallowest = min(shallowest, hd.Level)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, hd := range headings {
+		hd.Level = min(hd.Level+h.top-shallowest, 6)
+	}
+}
+
+// labelledCheckBoxes renders GFM task list checkboxes as goldmark does, with an accessible
+// name: a form control without one is announced as a bare "checkbox".
+type labelledCheckBoxes struct{}
+
+// RegisterFuncs implements renderer.NodeRenderer.
+func (labelledCheckBoxes) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
+	r.Register(east.KindTaskCheckBox, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		if n.(*east.TaskCheckBox).IsChecked {
+			_, _ = w.WriteString(`<input checked="" disabled="" type="checkbox" aria-label="Done"> `)
+		} else {
+			_, _ = w.WriteString(`<input disabled="" type="checkbox" aria-label="To do"> `)
 		}
 		return ast.WalkContinue, nil
 	})

@@ -9,7 +9,8 @@ import (
 	"github.com/loreweave/loreweave/app/apptest"
 )
 
-// Task lists keep their checkboxes, as disabled checkbox inputs; no other input gets through.
+// Task lists keep their checkboxes, as disabled checkbox inputs named Done or To do; no other
+// input gets through.
 func TestMarkdownTaskListsKeepTheirCheckboxes(t *testing.T) {
 	s := apptest.Start(t)
 	ann := s.NewUser("Ann")
@@ -30,7 +31,8 @@ func TestMarkdownTaskListsKeepTheirCheckboxes(t *testing.T) {
 		typ, _ := in.Attr("type")
 		_, disabled := in.Attr("disabled")
 		_, checked := in.Attr("checked")
-		if typ != "checkbox" || !disabled || len(in.Nodes[0].Attr) > 3 {
+		label, _ := in.Attr("aria-label")
+		if typ != "checkbox" || !disabled || len(in.Nodes[0].Attr) > 4 || label != map[bool]string{true: "Done", false: "To do"}[checked] {
 			t.Fatalf("input %v", in.Nodes[0].Attr)
 		}
 		if li := strings.TrimSpace(in.Parent().Text()); checked {
@@ -72,5 +74,30 @@ func TestMarkdownImagesStayOnThisServer(t *testing.T) {
 	}
 	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self' data: blob:;") {
 		t.Fatalf("card CSP %q", csp)
+	}
+}
+
+// A section body's headings continue the page's outline: under the section's h2 its
+// shallowest heading is an h3 whatever its number of #, and the steps below it are kept; a
+// folder description's, under the page's h1, start at h2.
+func TestMarkdownHeadingsFollowThePage(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	w := newWorld(t, s, ann, "Eldoria")
+	card := w.doc(t, "Aria", "card", "", "")
+	w.apply(t, card, "", map[string]any{"op": "card.addSection", "title": "Biography", "body": "## Early life\n\n#### Childhood\n\n## Later"})
+	folder := w.doc(t, "People", "folder", "", "")
+	w.apply(t, folder, "", map[string]any{"op": "folder.setDescription", "description": "### Houses\n\n#### Great"})
+	b := s.SignIn(ann)
+	levels := func(sel *goquery.Selection) string {
+		var got []string
+		sel.Find("h1, h2, h3, h4, h5, h6").Each(func(_ int, h *goquery.Selection) { got = append(got, goquery.NodeName(h)+" "+h.Text()) })
+		return strings.Join(got, ", ")
+	}
+	if got := levels(page(t, s, b, "/w/"+w.Slug+"/d/"+card, 200).Find(`[data-testid="section-body"]`)); got != "h3 Early life, h5 Childhood, h3 Later" {
+		t.Errorf("section headings: %s", got)
+	}
+	if got := levels(page(t, s, b, "/w/"+w.Slug+"/d/"+folder, 200).Find(`[data-testid="folder-description"]`)); got != "h2 Houses, h3 Great" {
+		t.Errorf("folder description headings: %s", got)
 	}
 }

@@ -17,7 +17,7 @@ func TestWorldSearch(t *testing.T) {
 	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w), 200).JSON(t, &world)
 	card := s.Document(ann, w, "Vharnagal", "card")
 	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w+"/documents/"+card+"/content", map[string]any{"ops": []any{
-		map[string]any{"op": "card.addSection", "title": "Lore", "body": "A dragon who hoards <script>alert(1)</script> maps."},
+		map[string]any{"op": "card.addSection", "title": "Lore", "body": "A dragon who hoards <script>alert(1)</script> maps and `<script>` tags."},
 	}}), 200)
 	// The web app is never plan-gated.
 	if err := s.LW.Store.SetPlan(w, "free"); err != nil {

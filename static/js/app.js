@@ -35,3 +35,26 @@
     }
   });
 })();
+
+// Forms that undo something for good (revoking a key, disconnecting an app) carry
+// data-confirm, the question, and data-confirm-button, the label of the button that goes
+// ahead: they are sent only once the page's #confirm-dialog (views/confirm_dialog.templ) is
+// answered so.
+(function () {
+  "use strict";
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target.closest && ev.target.closest("form[data-confirm]");
+    var dialog = document.getElementById("confirm-dialog");
+    if (!form || !dialog || form.dataset.confirmed === "yes") return;
+    ev.preventDefault();
+    dialog.querySelector("[data-confirm-text]").textContent = form.getAttribute("data-confirm");
+    dialog.querySelector("[data-confirm-go]").textContent = form.getAttribute("data-confirm-button") || "Go ahead";
+    dialog.returnValue = "";
+    dialog.addEventListener("close", function () {
+      if (dialog.returnValue !== "confirm") return;
+      form.dataset.confirmed = "yes";
+      form.requestSubmit();
+    }, { once: true });
+    dialog.showModal();
+  });
+})();

@@ -312,7 +312,7 @@
 
   // The presence colours (live.Colour's palette): CSS classes, as the CSP allows no inline
   // style attributes.
-  var palette = ["#c0392b", "#2980b9", "#27ae60", "#8e44ad", "#d35400", "#16a085", "#b7950b", "#2c3e50", "#c2185b", "#00838f"];
+  var palette = ["#c0392b", "#2679af", "#1d8548", "#8e44ad", "#be4b00", "#11816b", "#8b7106", "#2c3e50", "#c2185b", "#007c87"];
   function colourIndex(c) { var i = palette.indexOf(String(c).toLowerCase()); return i < 0 ? 0 : i; }
 
   class Caret extends CM.WidgetType {

@@ -53,7 +53,8 @@
       s.connected = true;
     });
     es.addEventListener("error", function () {
-      setStatus(es.readyState === EventSource.CLOSED ? "Not live: reload the page to catch up" : "Reconnecting…");
+      if (es.readyState === EventSource.CLOSED) explainClosed();
+      else setStatus("Reconnecting…");
     });
     Object.keys(s.handlers).forEach(function (name) {
       es.addEventListener(name, function (ev) {
@@ -63,6 +64,26 @@
         s.handlers[name](data);
       });
     });
+  }
+
+  // explainClosed says why a stream was refused for good. The server refuses a stream when
+  // the reader lost access (removed from the world, signed out): a reload would not catch up,
+  // it would be refused too, so the page itself is asked again and the answer told.
+  function explainClosed() {
+    fetch(location.href, { credentials: "same-origin", cache: "no-store", redirect: "manual", headers: { Accept: "text/html" } })
+      .then(function (res) {
+        if (res.status === 404 || res.status === 403) {
+          stopAll();
+          showPresence([]);
+          setStatus("Not live: your access to this world was removed");
+        } else if (res.type === "opaqueredirect" || res.status === 401) {
+          stopAll();
+          setStatus("Not live: you were signed out; sign in again to see changes");
+        } else {
+          setStatus("Not live: reload the page to catch up");
+        }
+      })
+      .catch(function () { setStatus("Not live: reload the page to catch up"); });
   }
 
   window.addEventListener("pagehide", function () {
@@ -332,6 +353,74 @@
     parent.insertBefore(node, ref);
   }
 
+  // locate describes where el sits under root so that find can pick out its counterpart in
+  // a fresh copy of root: by id when it has one, else step by step down from root, each step
+  // naming the child by its data-id, or else as the nth child of its tag and data-testid (so a
+  // sibling of another kind appearing before it does not throw it off).
+  function locate(root, el) {
+    if (el.id) return { id: el.id };
+    var steps = [];
+    for (var n = el; n && n !== root; n = n.parentElement) {
+      var step = { tag: n.tagName, key: n.dataset.id || "", testid: n.dataset.testid || "", nth: 0 };
+      if (!step.key) {
+        for (var sib = n.previousElementSibling; sib; sib = sib.previousElementSibling) {
+          if (same(sib, step)) step.nth++;
+        }
+      }
+      steps.unshift(step);
+    }
+    return { steps: steps };
+  }
+
+  function same(el, step) {
+    return el.tagName === step.tag && (step.key ? el.dataset.id === step.key : !el.dataset.id && (el.dataset.testid || "") === step.testid);
+  }
+
+  function find(root, where) {
+    if (where.id) {
+      var byID = document.getElementById(where.id);
+      return byID && root.contains(byID) ? byID : null;
+    }
+    var el = root;
+    for (var i = 0; el && i < where.steps.length; i++) {
+      var step = where.steps[i], nth = step.nth, found = null;
+      for (var c = el.firstElementChild; c && !found; c = c.nextElementSibling) {
+        if (same(c, step) && nth-- === 0) found = c;
+      }
+      el = found;
+    }
+    return el;
+  }
+
+  // pointOf and pointIn carry one end of a selection across a swap: a point in a text node is
+  // found again only in a text node with the same text.
+  function pointOf(root, node, offset) {
+    if (node.nodeType !== Node.TEXT_NODE) return { at: locate(root, node), offset: offset, text: -1 };
+    var nth = 0;
+    for (var sib = node.previousSibling; sib; sib = sib.previousSibling) {
+      if (sib.nodeType === Node.TEXT_NODE) nth++;
+    }
+    return { at: node.parentElement === root ? { steps: [] } : locate(root, node.parentElement), offset: offset, text: nth, data: node.data };
+  }
+
+  function pointIn(root, p) {
+    var el = find(root, p.at);
+    if (!el) return null;
+    if (p.text < 0) return p.offset <= el.childNodes.length ? { node: el, offset: p.offset } : null;
+    var nth = p.text;
+    for (var c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === Node.TEXT_NODE && nth-- === 0) return c.data === p.data ? { node: c, offset: p.offset } : null;
+    }
+    return null;
+  }
+
+  // isBackward tells a selection made from its end to its start (shift+arrows to the left).
+  function isBackward(sel) {
+    if (!sel.anchorNode || !sel.focusNode) return false;
+    if (sel.anchorNode === sel.focusNode) return sel.focusOffset < sel.anchorOffset;
+    return !!(sel.anchorNode.compareDocumentPosition(sel.focusNode) & Node.DOCUMENT_POSITION_PRECEDING);
+  }
+
   function initDocument(root) {
     var body = function () { return root.querySelector("#doc-body"); };
     var shown = function () {
@@ -342,8 +431,8 @@
 
     // swap replaces the body and the breadcrumbs with the server's fresh ones. Elements of the
     // body marked data-keep (the 3D model, the map) stay in place and only take the new
-    // attributes; the scroll position and, where it can be found again, the keyboard focus
-    // are kept.
+    // attributes; the scroll position and, where they can be found again, the keyboard focus
+    // and the text selection are kept (see locate).
     function swap(html) {
       var cur = body();
       var tpl = document.createElement("template");
@@ -360,7 +449,12 @@
       });
       var x = window.scrollX, y = window.scrollY;
       var active = document.activeElement;
-      var focusID = active && cur.contains(active) ? active.id : "";
+      var focusAt = active && active !== cur && cur.contains(active) ? locate(cur, active) : null;
+      var sel = window.getSelection();
+      var range = sel && sel.rangeCount ? sel.getRangeAt(0) : null;
+      var selAt = range && cur.contains(range.startContainer) && cur.contains(range.endContainer) && !range.collapsed
+        ? { start: pointOf(cur, range.startContainer, range.startOffset), end: pointOf(cur, range.endContainer, range.endOffset), backward: isBackward(sel) }
+        : null;
       cur.parentNode.insertBefore(next, cur);
       kept.forEach(function (k) {
         syncAttributes(k.old, k.fresh);
@@ -370,9 +464,14 @@
       cur.remove();
       swapCrumbs(tpl.content.querySelector("#doc-crumbs"));
       window.scrollTo(x, y);
-      if (focusID) {
-        var f = document.getElementById(focusID);
-        if (f) f.focus({ preventScroll: true });
+      var f = focusAt && find(next, focusAt);
+      if (f) f.focus({ preventScroll: true });
+      if (selAt) {
+        var a = pointIn(next, selAt.start), b = pointIn(next, selAt.end);
+        if (a && b) {
+          if (selAt.backward) sel.setBaseAndExtent(b.node, b.offset, a.node, a.offset);
+          else sel.setBaseAndExtent(a.node, a.offset, b.node, b.offset);
+        }
       }
       document.dispatchEvent(new CustomEvent("loreweave:swap", { detail: { root: next } }));
     }

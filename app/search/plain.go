@@ -1,0 +1,71 @@
+package search
+
+import (
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
+)
+
+// readerText is a document state's text as its page shows it: the Markdown parts of a card
+// or folder without their marks, so that snippets show "tide", not "**tide**", and
+// "## Early life" is found as "Early life". Other types' text is plain already.
+func readerText(d store.Document, st store.State) string {
+	doc, err := ops.Decode(d.DocumentType, []byte(st.Data))
+	md, ok := doc.(ops.MarkdownText)
+	if err != nil || !ok {
+		return st.Text
+	}
+	return md.PlainText(d.Name, plainText)
+}
+
+// gfm parses the Markdown the pages render (GitHub Flavored Markdown, as app/web does).
+var gfm = goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
+
+// plainText is the text a reader sees in Markdown src: without emphasis marks, heading
+// markers, list markers, link targets or raw HTML (which the pages drop); blocks end with a
+// newline.
+func plainText(src string) string {
+	source := []byte(src)
+	var b strings.Builder
+	newline := func() {
+		if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	_ = ast.Walk(gfm.Parse(text.NewReader(source)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			if n.Type() == ast.TypeBlock {
+				newline()
+			}
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Text:
+			b.Write(n.Segment.Value(source))
+			if n.SoftLineBreak() || n.HardLineBreak() {
+				b.WriteByte('\n')
+			}
+		case *ast.String:
+			b.Write(n.Value)
+		case *ast.AutoLink:
+			b.Write(n.Label(source))
+		case *ast.CodeBlock, *ast.FencedCodeBlock:
+			lines := n.Lines()
+			for i := range lines.Len() {
+				seg := lines.At(i)
+				b.Write(seg.Value(source))
+			}
+		case *ast.RawHTML, *ast.HTMLBlock, *east.TaskCheckBox:
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.TrimSpace(b.String())
+}
