@@ -104,6 +104,20 @@ func TestBrowserCardEditor(t *testing.T) {
 	do(t, ctx, chromedp.KeyEvent("Z", chromedp.KeyModifiers(kb.ModifierCtrl, kb.ModifierShift)))
 	waitJS(t, ctx, "redone", `CM.EditorView.findFromDOM(document.querySelector('`+first+`')).state.doc.toString() === "Theirs. She sang to the tide. Mine."`)
 
+	// Someone else removes a section: Ann may restore it as she had it.
+	var extra struct{ Created []struct{ ID string } }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card+"/content", map[string]any{"ops": []any{
+		map[string]any{"op": "card.addSection", "title": "Rumours", "body": "Whispers."}}}), http.StatusOK).JSON(t, &extra)
+	waitJS(t, ctx, "third section", `document.querySelectorAll('[data-testid="section-editor"]').length === 3`)
+	w.apply(t, card, "", map[string]any{"op": "card.removeSection", "id": extra.Created[0].ID})
+	waitJS(t, ctx, "removal notice", `document.querySelectorAll('[data-testid="section-editor"]').length === 2 && !!document.querySelector('[data-testid="section-restore"]')`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-restore"]`)))
+	waitJS(t, ctx, "restored", `document.querySelectorAll('[data-testid="section-editor"]').length === 3 && !document.querySelector('[data-testid="section-removed"]')`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-editor"]:nth-child(3) [data-testid="section-remove"]`)))
+	waitJS(t, ctx, "confirmation", `document.querySelector("#remove-section-dialog").open`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="confirm-remove"]`)))
+	waitJS(t, ctx, "own removal, no notice", `document.querySelectorAll('[data-testid="section-editor"]').length === 2 && !document.querySelector('[data-testid="section-removed"]')`)
+
 	// Remove the alias, the property and a section (after its confirmation).
 	do(t, ctx,
 		chromedp.Click(chromedp.CSS(`[data-testid="alias-chip"] button`)),

@@ -466,6 +466,25 @@
     focusOnCreate[s] = true;
   });
 
+  // offerRestore says that someone else removed a section (perhaps while this editor was
+  // writing in it) and offers to add it back, as this editor had it.
+  function offerRestore(title, body, unsent) {
+    var box = root.querySelector("#section-removed");
+    var restore = el("button", { type: "button", className: "secondary", "data-testid": "section-restore", text: "Restore “" + title + "”" });
+    var dismiss = el("button", { type: "button", className: "link", text: "Dismiss" });
+    var note = el("div", { className: "alert", role: "status", "data-testid": "section-removed" }, [
+      el("p", { text: "Someone else removed the section “" + title + "”" + (unsent ? " while you were writing in it." : ".") }),
+      el("div", { className: "dialog-buttons" }, [dismiss, restore]),
+    ]);
+    restore.addEventListener("click", function () {
+      write([{ op: "card.addSection", title: title, body: body }], function (r) {
+        if (r.ok) note.remove(); else showError(note, errorText(r));
+      });
+    });
+    dismiss.addEventListener("click", function () { note.remove(); root.querySelector("#section-add").focus(); });
+    box.prepend(note);
+  }
+
   function togglePreview(sec) {
     var btn = sec.el.querySelector("[data-testid=section-preview]");
     var on = btn.getAttribute("aria-pressed") !== "true";
@@ -626,6 +645,7 @@
         model.sections = model.sections.filter(function (s) { return s.id !== op.id; });
         if (sec) {
           var wasFocused = sec.el.contains(document.activeElement);
+          if (!own) offerRestore(sec.title, sec.view.state.doc.toString(), !!(sec.inflight || sec.pending));
           sec.view.destroy();
           sec.el.remove();
           delete sections[op.id];
