@@ -198,3 +198,33 @@ func TestEditorInputHygiene(t *testing.T) {
 		}
 	}
 }
+
+// TestReadDate: the date reader answers how pages will print a date, or why it cannot read it.
+func TestReadDate(t *testing.T) {
+	s := apptest.Start(t)
+	b := s.SignIn(s.NewUser("Ann"))
+	var got struct {
+		DateMs    int64
+		Precision string
+		Shown     string
+	}
+	s.Must(s.Do(apptest.Request{Method: http.MethodGet, Path: "/dates?text=12+March+512+BCE", Client: b}), http.StatusOK).JSON(t, &got)
+	if got.Precision != "day" || got.Shown != "12 March 512 BCE" || got.DateMs >= 0 {
+		t.Fatalf("read %+v", got)
+	}
+	s.Must(s.Do(apptest.Request{Method: http.MethodGet, Path: "/dates?text=12+March+512+BCE&precision=century", Client: b}), http.StatusOK).JSON(t, &got)
+	if got.Precision != "century" || got.Shown != "6th century BCE" {
+		t.Fatalf("read at a precision %+v", got)
+	}
+	for path, code := range map[string]string{
+		"/dates?text=31+February+1999":         "invalid_date",
+		"/dates?text=1999&precision=fortnight": "invalid_field",
+	} {
+		if res := s.Do(apptest.Request{Method: http.MethodGet, Path: path, Client: b}); res.Status != http.StatusUnprocessableEntity || res.ErrorCode() != code {
+			t.Errorf("%s: %d %s", path, res.Status, res.Body)
+		}
+	}
+	if res := s.Do(apptest.Request{Method: http.MethodGet, Path: "/dates?text=1999", Client: s.Browser()}); res.Status != http.StatusUnauthorized {
+		t.Errorf("signed out: %d", res.Status)
+	}
+}

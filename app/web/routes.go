@@ -49,6 +49,8 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	// The card editor's writes: JSON, with the X-CSRF-Token header.
 	g.POST("/w/{slug}/d/{id}/content", w.applyContentOps)
 	g.POST("/w/{slug}/d/{id}/cursor", w.publishCursor)
+	// Reads a date as written, for the timeline editor's preview (JSON).
+	g.GET("/dates", w.readDate)
 	// Organising a world (editors; every POST passes the CSRF check in middleware). Each
 	// takes ?era= like the REST API: the change is made in the era shown.
 	g.POST("/w/{slug}/documents", w.createDocument)
