@@ -12,13 +12,11 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // maxDateMs is the furthest a timeline date may lie from 1970 (the API's |dateMs| ≤ 2^53−1).
 const maxDateMs = 1<<53 - 1
-
-// Precisions, finest last, as timeline.addEvent takes them.
-var precisions = []string{"millennium", "century", "decade", "year", "month", "day", "hour", "minute", "second"}
 
 var (
 	dateEra     = regexp.MustCompile(`(?i)\s*\b(bce|bc|ce|ad)\.?$`)
@@ -179,14 +177,14 @@ func parseDate(text string) (int64, string, error) {
 		return 0, "", fmt.Errorf("could not read %q as a date: write for example 12 March 512 BCE, March 1999, 250,000 BCE, 1990s or 20th century", text)
 	}
 	if mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 {
-		return 0, "", fmt.Errorf("%q has a month, day or time that does not exist", text)
+		return 0, "", fmt.Errorf("%q does not exist: its month, day or time is out of range", text)
 	}
 	if y < -400000 || y > 400000 {
 		return 0, "", fmt.Errorf("%q is further than the 283,458 BCE to 287,396 CE a timeline can hold", text)
 	}
 	t := time.Date(int(y), time.Month(mo), int(d), int(h), int(mi), int(sec), 0, time.UTC)
 	if t.Day() != int(d) {
-		return 0, "", fmt.Errorf("%s %d has no day %d", time.Month(mo), y, d)
+		return 0, "", fmt.Errorf("%q does not exist: that month has no day %d", text, d)
 	}
 	ms := t.UnixMilli()
 	if clamped := min(max(ms, -maxDateMs), maxDateMs); clamped != ms {
@@ -216,8 +214,8 @@ func (w *Web) readDate(e *core.RequestEvent) error {
 		return w.jsonError(e, apierr.New(http.StatusUnprocessableEntity, "invalid_date", "%s", err.Error()).With("field", "text"))
 	}
 	if p := q.Get("precision"); p != "" {
-		if !slices.Contains(precisions, p) {
-			return w.jsonError(e, apierr.Field("precision", "precision must be one of %s", strings.Join(precisions, ", ")))
+		if !slices.Contains(ops.Precisions, p) {
+			return w.jsonError(e, apierr.Field("precision", "precision must be one of %s", strings.Join(ops.Precisions, ", ")))
 		}
 		precision = p
 	}

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/loreweave/loreweave/ops"
 )
 
 func TestParseDate(t *testing.T) {
@@ -67,7 +69,7 @@ func TestParseDateReadsHumanDate(t *testing.T) {
 		if r.IntN(2) == 0 {
 			ms = r.Int64N(2*1e14) - 1e14 // near the present, where every precision matters
 		}
-		p := precisions[r.IntN(len(precisions))]
+		p := ops.Precisions[r.IntN(len(ops.Precisions))]
 		shown, _ := humanDate(ms, p)
 		back, got, err := parseDate(shown)
 		if err != nil {

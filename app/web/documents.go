@@ -50,7 +50,7 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	if err != nil {
 		return w.notFound(e)
 	}
-	v, err := w.documentView(world, d, eraID, eraName)
+	v, err := w.documentView(world, d, eraID, eraName, store.CanEdit(pl.role))
 	if err != nil {
 		return err
 	}
@@ -62,6 +62,10 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	p.Theme = world.Theme
 	p.Era = eraBanner(pl, mainLineHref(world, d))
 	p.Scripts = []string{static.URL("js/live.js")}
+	if v.Body.Timeline != nil && store.CanEdit(pl.role) {
+		v.TimelineEditor = &views.TimelineEditorView{ContentURL: "/w/" + world.Slug + "/d/" + d.ID + "/content" + eraQuery(eraID), CSRF: p.CSRF}
+		p.Scripts = append(p.Scripts, static.URL("js/timeline_editor.js"))
+	}
 	if editable := store.CanEdit(pl.role); editable && (v.Body.Card != nil || v.Body.Folder != nil) {
 		nonce, err := styleNonce()
 		if err != nil {
@@ -120,7 +124,7 @@ func (w *Web) documentBody(e *core.RequestEvent) error {
 	if u == nil {
 		return e.String(http.StatusUnauthorized, "sign in again to follow this document")
 	}
-	world, _, err := w.world(e, u)
+	world, role, err := w.world(e, u)
 	if err != nil {
 		return e.String(http.StatusNotFound, "not found")
 	}
@@ -132,16 +136,18 @@ func (w *Web) documentBody(e *core.RequestEvent) error {
 	if err != nil {
 		return e.String(http.StatusNotFound, "not found")
 	}
-	v, err := w.documentView(world, d, eraID, eraName)
+	v, err := w.documentView(world, d, eraID, eraName, store.CanEdit(role))
 	if err != nil {
 		return err
 	}
 	return render(e, http.StatusOK, views.DocumentFragment(v))
 }
 
-// documentView is what a document page shows of d in an era, and where it follows it.
-func (w *Web) documentView(world store.World, d store.Document, eraID, eraName string) (views.DocumentView, error) {
+// documentView is what a document page shows of d in an era, and where it follows it;
+// editable shows the editing controls of the read view (a timeline's events).
+func (w *Web) documentView(world store.World, d store.Document, eraID, eraName string, editable bool) (views.DocumentView, error) {
 	body, err := w.documentBodyView(world, d, eraID, eraName)
+	body.Editable = editable
 	if err != nil {
 		return views.DocumentView{}, err
 	}
@@ -190,7 +196,7 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 		t := &views.TimelineView{}
 		for _, ev := range x.Events {
 			when, dt := humanDate(ev.DateMs, ev.Precision)
-			t.Events = append(t.Events, views.TimelineEvent{ID: ev.ID, Label: ev.Label, When: when, Datetime: dt,
+			t.Events = append(t.Events, views.TimelineEvent{ID: ev.ID, Label: ev.Label, When: when, Datetime: dt, DateMs: ev.DateMs,
 				Precision: ev.Precision, Description: ev.Description})
 		}
 		b.Timeline = t

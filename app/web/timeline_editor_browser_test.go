@@ -1,0 +1,106 @@
+package web_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/loreweave/loreweave/app/apptest"
+)
+
+// TestBrowserTimelineEditor adds events from the deep past to the far future in the browser,
+// edits one and removes one; the API holds exactly those events, and a second browser watching
+// sees each change without reloading.
+func TestBrowserTimelineEditor(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Author")
+	w := newWorld(t, s, ann, "Tidewater")
+	tl := w.doc(t, "Ages", "timeline", "", "")
+	path := "/w/" + w.Slug + "/d/" + tl
+	ctx, watcher := browser(t), browser(t)
+	signInTo(t, ctx, s, ann, path, `[data-testid="timeline-editor"] [data-testid="add-event-label"]`)
+	signInTo(t, watcher, s, ann, path, `#doc-body`)
+	noReload(t, watcher)
+
+	addEvent := func(label, date, precision, shown string) {
+		t.Helper()
+		do(t, ctx,
+			chromedp.SendKeys(chromedp.CSS(`[data-testid="add-event-label"]`), label),
+			chromedp.SendKeys(chromedp.CSS(`[data-testid="add-event-date"]`), date),
+			chromedp.SetValue(chromedp.CSS(`[data-testid="add-event-precision"]`), precision),
+		)
+		// The date is shown as the pages will print it before anything is saved.
+		waitJS(t, ctx, "date shown", `document.querySelector('[data-testid="add-date-shown"]').textContent.startsWith(`+jsString("Shown as: "+shown)+`)`)
+		do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="event-add"]`)))
+		waitJS(t, ctx, "added", `Array.from(document.querySelectorAll('[data-testid="event-label"]')).some(e => e.textContent === `+jsString(label)+`)`)
+		waitJS(t, watcher, "seen by the watcher", `Array.from(document.querySelectorAll('[data-testid="event-label"]')).some(e => e.textContent === `+jsString(label)+`)`)
+	}
+	addEvent("The first tides", "250,000 BCE", "millennium", "250th millennium BCE")
+	addEvent("The drowning of Ys", "12 March 512 BCE", "", "12 March 512 BCE")
+	addEvent("The last star", "4 May 287,000, 14:30", "", "4 May 287,000, 14:30")
+	addEvent("A mistake", "1999", "", "1999")
+
+	// A date that does not exist is refused in words, and nothing is added.
+	do(t, ctx,
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="add-event-label"]`), "Nope"),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="add-event-date"]`), "31 February 1999"),
+		chromedp.Click(chromedp.CSS(`[data-testid="event-add"]`)),
+	)
+	waitJS(t, ctx, "refusal", `document.querySelector('[data-timeline-editor] .field-error').textContent.includes("does not exist")`)
+
+	// Edit: the drowning moves to a century.
+	do(t, ctx, chromedp.Click(chromedp.CSS(`li[data-testid="event"]:nth-child(2) [data-edit-event]`)))
+	waitJS(t, ctx, "edit dialog", `document.querySelector("#event-dialog").open && document.querySelector('[data-testid="edit-event-date"]').value === "12 March 512 BCE"`)
+	do(t, ctx,
+		chromedp.SetValue(chromedp.CSS(`[data-testid="edit-event-precision"]`), "century"),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="edit-event-label"]`), " (legend)"),
+	)
+	waitJS(t, ctx, "edited date shown", `document.querySelector('[data-testid="edit-date-shown"]').textContent.startsWith("Shown as: 6th century BCE")`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="event-save"]`)))
+	waitJS(t, watcher, "edit seen", `Array.from(document.querySelectorAll('[data-testid="event-date"]')).some(e => e.textContent === "6th century BCE")`)
+
+	// Remove the mistake, after a confirmation naming it.
+	do(t, ctx, chromedp.Click(chromedp.CSS(`li[data-testid="event"]:nth-child(3) [data-remove-event]`)))
+	waitJS(t, ctx, "confirmation", `document.querySelector("#event-remove-dialog").open && document.querySelector("[data-event-name]").textContent === "A mistake"`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="event-remove-confirm"]`)))
+	waitJS(t, watcher, "removal seen", `document.querySelectorAll('[data-testid="event"]').length === 3`)
+	stillSamePage(t, watcher)
+	look(t, ctx, "timeline-editor-1366")
+	do(t, ctx, chromedp.EmulateViewport(390, 900))
+	look(t, ctx, "timeline-editor-390")
+	do(t, ctx, chromedp.Click(chromedp.CSS(`li[data-testid="event"]:nth-child(1) [data-edit-event]`)))
+	waitJS(t, ctx, "edit dialog", `document.querySelector("#event-dialog").open`)
+	look(t, ctx, "timeline-editor-dialog-390")
+
+	var got struct {
+		Content struct {
+			Data struct {
+				Events []struct {
+					Label, Precision string
+					DateMs           int64
+				}
+			}
+		}
+	}
+	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+tl), http.StatusOK).JSON(t, &got)
+	ms := func(y int, mo time.Month, d, h, mi int) int64 { return time.Date(y, mo, d, h, mi, 0, 0, time.UTC).UnixMilli() }
+	want := []struct {
+		label, precision string
+		dateMs           int64
+	}{
+		{"The first tides", "millennium", ms(-249999, time.January, 1, 0, 0)},
+		{"The drowning of Ys (legend)", "century", ms(-511, time.March, 12, 0, 0)},
+		{"The last star", "minute", ms(287000, time.May, 4, 14, 30)},
+	}
+	evs := got.Content.Data.Events
+	if len(evs) != len(want) {
+		t.Fatalf("events %+v", evs)
+	}
+	for i, w := range want {
+		if evs[i].Label != w.label || evs[i].Precision != w.precision || evs[i].DateMs != w.dateMs {
+			t.Errorf("event %d = %+v, want %+v", i, evs[i], w)
+		}
+	}
+}
