@@ -62,6 +62,9 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	p.Theme = world.Theme
 	p.Era = eraBanner(pl, mainLineHref(world, d))
 	p.Scripts = []string{static.URL("js/live.js")}
+	if v.Body.Timeline != nil {
+		p.Scripts = append(p.Scripts, static.URL("js/timeline_axis.js"))
+	}
 	if v.Body.Timeline != nil && store.CanEdit(pl.role) {
 		v.TimelineEditor = &views.TimelineEditorView{ContentURL: "/w/" + world.Slug + "/d/" + d.ID + "/content" + eraQuery(eraID), CSRF: p.CSRF}
 		p.Scripts = append(p.Scripts, static.URL("js/timeline_editor.js"))

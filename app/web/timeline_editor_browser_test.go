@@ -2,10 +2,12 @@ package web_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/loreweave/loreweave/app/apptest"
 )
@@ -67,6 +69,20 @@ func TestBrowserTimelineEditor(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="event-remove-confirm"]`)))
 	waitJS(t, watcher, "removal seen", `document.querySelectorAll('[data-testid="event"]').length === 3`)
 	stillSamePage(t, watcher)
+
+	// The axis draws the three events, spans for the coarse ones, across 537,000 years, and
+	// follows the list live.
+	waitJS(t, watcher, "axis", `document.querySelectorAll('[data-testid="timeline-axis"] .axis-event').length === 3 &&
+		document.querySelectorAll('[data-testid="timeline-axis"] .axis-span').length >= 1`)
+	label := eval[string](t, ctx, `document.querySelector(".axis").getAttribute("aria-label")`)
+	look(t, ctx, "timeline-axis-fit")
+	if !strings.Contains(label, "BCE") || !strings.Contains(label, "3 events") {
+		t.Fatalf("axis label %q", label)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-axis="in"]`)), chromedp.Focus(chromedp.CSS(`.axis`)), chromedp.KeyEvent(kb.ArrowRight))
+	if got := eval[string](t, ctx, `document.querySelector(".axis").getAttribute("aria-label")`); got == label {
+		t.Fatalf("zoom and pan changed nothing: %q", got)
+	}
 	look(t, ctx, "timeline-editor-1366")
 	do(t, ctx, chromedp.EmulateViewport(390, 900))
 	look(t, ctx, "timeline-editor-390")
@@ -85,7 +101,9 @@ func TestBrowserTimelineEditor(t *testing.T) {
 		}
 	}
 	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+tl), http.StatusOK).JSON(t, &got)
-	ms := func(y int, mo time.Month, d, h, mi int) int64 { return time.Date(y, mo, d, h, mi, 0, 0, time.UTC).UnixMilli() }
+	ms := func(y int, mo time.Month, d, h, mi int) int64 {
+		return time.Date(y, mo, d, h, mi, 0, 0, time.UTC).UnixMilli()
+	}
 	want := []struct {
 		label, precision string
 		dateMs           int64
