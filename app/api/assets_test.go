@@ -89,10 +89,11 @@ func webpBytes(w, h int) []byte {
 	return append(out, body...)
 }
 
-// glbBytes is a glTF 2.0 binary: the 12-byte header and one JSON chunk.
-func glbBytes() []byte {
+// glbBytes is a glTF 2.0 binary: the 12-byte header and one JSON chunk, padded with
+// spaces to at least pad bytes.
+func glbBytes(pad ...int) []byte {
 	js := []byte(`{"asset":{"version":"2.0"}}`)
-	for len(js)%4 != 0 {
+	for len(js)%4 != 0 || (len(pad) > 0 && len(js) < pad[0]) {
 		js = append(js, ' ')
 	}
 	out := []byte("glTF")
@@ -256,6 +257,15 @@ func TestAssetLifecycle(t *testing.T) {
 		t.Fatalf("viewer delete: %d", res.Status)
 	}
 
+	// An animator using the model keeps it too, in an era as well as on the main line.
+	var era struct{ ID string }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w+"/eras", map[string]any{"name": "Second Age"}), http.StatusCreated).JSON(t, &era)
+	anim := s.Document(ann, w, "Ship", "animator")
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w+"/documents/"+anim+"/content?era="+era.ID, map[string]any{"ops": []any{map[string]any{"op": "animator.setModel", "url": model.URL}}}), http.StatusOK)
+	if res := s.Do(del(ann.Key, base+"/"+model.ID)); res.Status != http.StatusConflict || res.Map(t)["error"].(map[string]any)["documentIds"].([]any)[0] != anim {
+		t.Fatalf("delete model in use: %d %s", res.Status, res.Body)
+	}
+
 	// A map using the image keeps it from being deleted; once it points elsewhere, it goes.
 	m := s.Document(ann, w, "Coast", "map")
 	content := "/api/v1/worlds/" + w + "/documents/" + m + "/content"
@@ -274,5 +284,22 @@ func TestAssetLifecycle(t *testing.T) {
 			t.Fatalf("%d stored files after deleting one of two", storedFiles(t, s))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestUploadPastPocketBaseBodyLimit uploads a model larger than PocketBase's default 32 MiB
+// request limit: uploads are bounded by their own limits only.
+func TestUploadPastPocketBaseBodyLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uploads 33 MiB")
+	}
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	data := glbBytes(33 << 20)
+	var a assetBody
+	s.Must(uploadAs(t, s, ann.Key, w, upload{"big.glb", data}), http.StatusCreated).JSON(t, &a)
+	if a.Size != int64(len(data)) {
+		t.Fatalf("size %d, want %d", a.Size, len(data))
 	}
 }
