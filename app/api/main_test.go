@@ -114,6 +114,9 @@ func checkResponse(t testing.TB, method, path string, res *apptest.Response) {
 		}
 		return
 	}
+	if content["application/json"] == nil { // a file: any bytes of the documented types
+		return
+	}
 	loc := docURL + "#/paths/" + pointerEscape(tmpl) + "/" + strings.ToLower(method) + "/responses/" + status + "/content/application~1json/schema"
 	var sch *jsonschema.Schema
 	if v, ok := compiled.Load(loc); ok {

@@ -25,6 +25,7 @@ const (
 
 // matrixFixture is a world with one member per role.
 type matrixFixture struct {
+	t       testing.TB
 	s       *apptest.Server
 	world   string
 	users   map[string]apptest.User
@@ -48,6 +49,13 @@ func (f *matrixFixture) member() string {
 	u := f.s.NewUser(fmt.Sprintf("Member %s %d", f.world, f.counter))
 	f.s.AddMember(f.users["owner"], f.world, u, "viewer")
 	return u.ID
+}
+
+// asset uploads a small image as the owner and returns its id.
+func (f *matrixFixture) asset() string {
+	var a struct{ ID string }
+	f.s.Must(uploadAs(f.t, f.s, f.users["owner"].Key, f.world, upload{"map.png", pngBytes(f.t, 4, 4)}), http.StatusCreated).JSON(f.t, &a)
+	return a.ID
 }
 
 // matrix lists every /api/v1 route. TestAuthorizationMatrix fails if a registered route is
@@ -102,6 +110,19 @@ var matrix = map[string]route{
 	"POST /api/v1/worlds/{worldId}/projects": {edit, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/projects", map[string]any{"name": "Wiki", "kind": "wiki"}
 	}},
+	"GET /api/v1/worlds/{worldId}/assets": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/assets", nil }},
+	"POST /api/v1/worlds/{worldId}/assets": {edit, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/assets", upload{"map.png", pngBytes(f.t, 4, 4)}
+	}},
+	"GET /api/v1/worlds/{worldId}/assets/{assetId}": {readMeta, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/assets/" + f.asset(), nil
+	}},
+	"DELETE /api/v1/worlds/{worldId}/assets/{assetId}": {edit, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/assets/" + f.asset(), nil
+	}},
+	"GET /api/v1/worlds/{worldId}/assets/{assetId}/file": {readMeta, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/assets/" + f.asset() + "/file", nil
+	}},
 	"GET /api/v1/worlds/{worldId}/search": {readContent, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/search?q=doc", nil
 	}},
@@ -149,7 +170,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 
 	s := start(t)
 	setup := func(plan string) *matrixFixture {
-		f := &matrixFixture{s: s, users: map[string]apptest.User{}}
+		f := &matrixFixture{t: t, s: s, users: map[string]apptest.User{}}
 		f.users["owner"] = s.NewUser("Owner " + plan)
 		f.world = s.World(f.users["owner"], "Matrix "+plan)
 		for _, role := range []string{"editor", "viewer"} {
@@ -209,6 +230,11 @@ func send(t *testing.T, s *apptest.Server, method, path string, body any, authz 
 		st := s.StreamRequest(path, h, &http.Client{Timeout: 10 * time.Second})
 		st.Close()
 		return st.Status
+	}
+	if u, ok := body.(upload); ok {
+		data, ctype := u.multipartBody(t)
+		h.Set("Content-Type", ctype)
+		body = data
 	}
 	return s.Do(apptest.Request{Method: method, Path: path, Body: body, Header: h}).Status
 }

@@ -77,13 +77,13 @@ func listOf(item string) obj {
 
 // errorText describes each error status a route may answer.
 var errorText = map[string]string{
-	"400": "Malformed JSON (`malformed_json`), including bytes that are not UTF-8 and lone surrogate escapes.",
+	"400": "Malformed JSON (`malformed_json`), including bytes that are not UTF-8 and lone surrogate escapes; for uploads, a multipart body that cannot be read (`malformed_multipart`).",
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
 	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
-	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `conflict`, `idempotency_in_progress`).",
-	"413": "The body is over 1 MiB (`body_too_large`), carries over 500 operations (`too_many_ops`), or would take the document's stored content past 4 MiB (`document_too_large`, with `limit`; nothing is applied).",
-	"415": "The body is not `application/json` (`unsupported_media_type`).",
+	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`).",
+	"413": "The body is over 1 MiB (`body_too_large`), carries over 500 operations (`too_many_ops`), or would take the document's stored content past 4 MiB (`document_too_large`, with `limit`; nothing is applied), or an upload is over its limit (`file_too_large`, with `limit`).",
+	"415": "The body is not `application/json` (`unsupported_media_type`; uploads: not `multipart/form-data`), or an upload's content is not a supported type (`unsupported_file_type`, with `detectedType` and `supported`).",
 	"429": "Too many requests from this credential or address (`rate_limited`); the `Retry-After` header says how many seconds to wait.",
 	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`, `idempotency_key_reused`.",
 	"503": "The search index is being rebuilt from the database after a failure (`search_rebuilding`, with `retryAfter`); the `Retry-After` header says how many seconds to wait. Everything else keeps working meanwhile, and writes made during the rebuild are found once it ends.",
@@ -121,6 +121,29 @@ func withBody(op obj, schema obj) obj {
 	return op
 }
 
+// withUpload documents a multipart/form-data request carrying one file in field "file".
+func withUpload(op obj) obj {
+	op["requestBody"] = obj{"required": true, "content": obj{"multipart/form-data": obj{"schema": obj{
+		"type": "object", "required": []string{"file"},
+		"properties": obj{"file": obj{"type": "string", "contentMediaType": "application/octet-stream", "description": "The file."}},
+	}}}}
+	return op
+}
+
+// fileOperation makes op's 200 answer a file of any supported type.
+func fileOperation(op obj) obj {
+	op["responses"].(obj)["200"] = obj{"description": "The file's bytes.", "content": obj{"*/*": obj{"schema": obj{"type": "string", "contentMediaType": "application/octet-stream"}}}}
+	return op
+}
+
+// assetList is a page of assets with the world's total upload size.
+func assetList() obj {
+	l := listOf("Asset")
+	l["properties"].(obj)["totalSize"] = integer("The bytes of all the world's assets (every page).")
+	l["required"] = append(l["required"].([]string), "totalSize")
+	return l
+}
+
 func withParams(op obj, params ...obj) obj {
 	op["parameters"] = params
 	return op
@@ -142,6 +165,7 @@ func requiredQueryParam(name, desc string, schema obj) obj {
 }
 
 var (
+	assetParam     = pathParam("assetId", "The asset's id.")
 	worldParam     = pathParam("worldId", "The world's id.")
 	docParam       = pathParam("documentId", "The document's id.")
 	eraQuery       = queryParam("era", "An era id: read or write the document as it is in that era. Omitted: the main line (an empty value is refused, so that an unset variable in a script cannot aim at the main line).", obj{"type": "string", "minLength": 1})
@@ -217,6 +241,24 @@ func OpenAPI() obj {
 			"post": withBody(operation("createProject", "Create a project (an app instance) of a known kind: wiki, or a kind of an installed tool.", "201", ref("Project"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"kind": str("The app kind, e.g. wiki."), "name": str("1 to 200 characters.")})),
 		},
+		"/api/v1/worlds/{worldId}/assets": obj{
+			"parameters": []obj{worldParam},
+			"get":        withParams(operation("listAssets", "The world's uploaded files, oldest first, with totalSize, the bytes of all of them.", "200", assetList(), "404", "422"), pageQuery, perPageQ),
+			"post": withUpload(operation("uploadAsset", "Upload a file (multipart/form-data, the file in field `file`): a PNG, JPEG, WebP or GIF image, or a glTF 2.0 model (.glb, or .gltf JSON with asset.version). "+
+				"The type is read from the content, never the name; an image's width and height from its header. SVG is refused (it can carry script). "+
+				"Limits: 25 MiB an image, 100 MiB a model by default (the operator sets them), answered with 413 `file_too_large` and `limit`; another type gets 415 `unsupported_file_type` with `detectedType`. "+
+				"Pass the answer's `url` to map.setImage or animator.setModel. A refused upload stores nothing.", "201", ref("Asset"), "400", "403", "404", "413", "415", "422")),
+		},
+		"/api/v1/worlds/{worldId}/assets/{assetId}": obj{
+			"parameters": []obj{worldParam, assetParam},
+			"get":        operation("getAsset", "One uploaded file's metadata.", "200", ref("Asset"), "404"),
+			"delete":     operation("deleteAsset", "Delete an uploaded file. Refused with 409 `asset_in_use` (with `documentIds`) while the content of a document of the world, on the main line or in any era, mentions its URL.", "204", nil, "403", "404", "409"),
+		},
+		"/api/v1/worlds/{worldId}/assets/{assetId}/file": obj{
+			"parameters": []obj{worldParam, assetParam},
+			"get": fileOperation(operation("getAssetFile", "The file itself, for members only (the web session cookie works, so <img> and <model-viewer> load it). "+
+				"Served with the type found at upload, `X-Content-Type-Options: nosniff`, a sandboxing Content-Security-Policy, `Content-Disposition: inline` with a name made by the server, and `Cache-Control: private, max-age=31536000, immutable` (an asset's bytes never change). Range requests work.", "200", nil, "404")),
+		},
 		"/api/v1/worlds/{worldId}/events": obj{
 			"parameters": []obj{worldParam},
 			"get": withParams(withEventData(streamOperation("worldEvents",
@@ -279,6 +321,13 @@ func OpenAPI() obj {
 			"id": str("Project id."), "worldId": str("World id."), "kind": str("App kind."), "name": str("Name."),
 			"config": obj{"type": "object"}, "created": dateTime(),
 		}),
+		"Asset": object(obj{
+			"id": str("Asset id."), "url": str("The file's stable URL on this server (a path): what documents reference."),
+			"name": str("The name the file was uploaded with (for display only; may be empty)."),
+			"kind": obj{"type": "string", "enum": []string{"image", "model"}}, "contentType": obj{"type": "string", "enum": supportedTypes},
+			"size": integer("Bytes."), "width": integer("Pixels, read from the image (images only)."), "height": integer("Pixels, read from the image (images only)."),
+			"uploaderId": str("The user who uploaded it."), "created": dateTime(),
+		}, "width", "height"),
 		"SearchHit": object(obj{
 			"id": str("Document id."), "name": str("Document name."), "documentType": str("Document type."),
 			"score":   obj{"type": "number", "description": "Relevance; higher is better."},

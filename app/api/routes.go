@@ -5,7 +5,9 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
 
@@ -60,6 +62,11 @@ var Routes = []Route{
 	{"POST", "/api/v1/worlds/{worldId}/eras", (*API).createEra},
 	{"GET", "/api/v1/worlds/{worldId}/projects", (*API).listProjects},
 	{"POST", "/api/v1/worlds/{worldId}/projects", (*API).createProject},
+	{"GET", "/api/v1/worlds/{worldId}/assets", (*API).listAssets},
+	{"POST", "/api/v1/worlds/{worldId}/assets", (*API).uploadAsset},
+	{"GET", "/api/v1/worlds/{worldId}/assets/{assetId}", (*API).getAsset},
+	{"DELETE", "/api/v1/worlds/{worldId}/assets/{assetId}", (*API).deleteAsset},
+	{"GET", "/api/v1/worlds/{worldId}/assets/{assetId}/file", (*API).assetFile},
 	{"GET", "/api/v1/worlds/{worldId}/search", (*API).search},
 	{"GET", "/api/v1/worlds/{worldId}/events", (*API).worldEvents},
 	{"GET", "/api/v1/worlds/{worldId}/documents/{documentId}/events", (*API).documentEvents},
@@ -73,12 +80,16 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 	g.BindFunc(a.limitIP, a.Auth.APIMiddleware, a.limitKey, a.idempotency)
 	for _, rt := range Routes {
 		h := rt.handler
-		g.Route(rt.Method, rt.Path, handle(func(e *core.RequestEvent) error {
+		route := g.Route(rt.Method, rt.Path, handle(func(e *core.RequestEvent) error {
 			if err := checkEra(e); err != nil {
 				return err
 			}
 			return h(a, e)
 		}))
+		if rt.Method == http.MethodPost && strings.HasSuffix(rt.Path, "/assets") {
+			// Uploads are bounded by the upload limits (uploadAsset), not PocketBase's 32 MiB.
+			route.Unbind(apis.DefaultBodyLimitMiddlewareId)
+		}
 	}
 	// Anything else under /api/v1 answers in the API's own error shape.
 	r.Any("/api/v1/{path...}", handle(func(e *core.RequestEvent) error {

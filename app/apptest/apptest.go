@@ -60,6 +60,11 @@ func WithSignupLimit(perHour int) Option {
 // WithStreamIPLimit sets the streams one client address may hold open at once (0 = off).
 func WithStreamIPLimit(n int) Option { return func(c *config.Config) { c.StreamIPLimit = n } }
 
+// WithUploadLimits sets the largest image and model a world may upload, in bytes.
+func WithUploadLimits(image, model int) Option {
+	return func(c *config.Config) { c.MaxImageBytes, c.MaxModelBytes = image, model }
+}
+
 // WithSignup sets who may sign up at /signup: "open" or "closed".
 func WithSignup(mode string) Option { return func(c *config.Config) { c.Signup = mode } }
 

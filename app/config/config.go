@@ -55,6 +55,10 @@ type Config struct {
 	// realtime) one client address may hold open at once, signed in or not
 	// (LOREWEAVE_MAX_STREAMS_IP, --max-streams-ip). 0 turns the limit off.
 	StreamIPLimit int
+	// MaxImageBytes and MaxModelBytes bound one uploaded image (PNG, JPEG, WebP, GIF) and one
+	// 3D model (glTF) (LOREWEAVE_MAX_IMAGE_MIB, --max-image-mib, LOREWEAVE_MAX_MODEL_MIB,
+	// --max-model-mib; set in MiB, held in bytes).
+	MaxImageBytes, MaxModelBytes int
 }
 
 // LoginWindow and SignupWindow are the periods LoginRateLimit, LoginIPRateLimit and
@@ -66,7 +70,8 @@ const (
 
 // Default returns the configuration used when nothing is set.
 func Default() Config {
-	return Config{DefaultPlan: "studio", Signup: "open", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20, StreamIPLimit: 200}
+	return Config{DefaultPlan: "studio", Signup: "open", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20, StreamIPLimit: 200,
+		MaxImageBytes: 25 << 20, MaxModelBytes: 100 << 20}
 }
 
 // Flags holds the flag values until Load reads them.
@@ -80,6 +85,8 @@ type Flags struct {
 	loginIPRate string
 	signupRate  string
 	streamIP    string
+	maxImageMiB string
+	maxModelMiB string
 }
 
 // Bind registers Loreweave's flags on fs (the root command's persistent flags).
@@ -94,6 +101,8 @@ func Bind(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&f.loginIPRate, "rate-limit-login-ip", "", "failed sign-ins per 15 minutes per client address; 0 = off (env LOREWEAVE_RATE_LIMIT_LOGIN_IP; default 50)")
 	fs.StringVar(&f.signupRate, "rate-limit-signup", "", "sign-ups, and OAuth client registrations, an hour per client address; 0 = off (env LOREWEAVE_RATE_LIMIT_SIGNUP; default 20)")
 	fs.StringVar(&f.streamIP, "max-streams-ip", "", "streams (event streams, MCP requests, PocketBase realtime) open at once per client address; 0 = off (env LOREWEAVE_MAX_STREAMS_IP; default 200)")
+	fs.StringVar(&f.maxImageMiB, "max-image-mib", "", "largest uploaded image (PNG, JPEG, WebP, GIF), in MiB (env LOREWEAVE_MAX_IMAGE_MIB; default 25)")
+	fs.StringVar(&f.maxModelMiB, "max-model-mib", "", "largest uploaded 3D model (.glb, .gltf), in MiB (env LOREWEAVE_MAX_MODEL_MIB; default 100)")
 	return f
 }
 
@@ -133,6 +142,22 @@ func (f *Flags) Load() (Config, error) {
 		}
 		*r.dst = n
 	}
+	for _, r := range []struct {
+		raw, name string
+		dst       *int
+	}{
+		{pick(f.maxImageMiB, "LOREWEAVE_MAX_IMAGE_MIB"), "max-image-mib", &c.MaxImageBytes},
+		{pick(f.maxModelMiB, "LOREWEAVE_MAX_MODEL_MIB"), "max-model-mib", &c.MaxModelBytes},
+	} {
+		if r.raw == "" {
+			continue
+		}
+		n, err := strconv.Atoi(r.raw)
+		if err != nil || n < 1 || n > 1<<20 {
+			return c, fmt.Errorf("config: %s %q is not a whole number of MiB from 1", r.name, r.raw)
+		}
+		*r.dst = n << 20
+	}
 	return c, c.Validate()
 }
 
@@ -146,6 +171,9 @@ func (c *Config) Validate() error {
 	}
 	if min(c.KeyRateLimit, c.IPRateLimit, c.LoginRateLimit, c.LoginIPRateLimit, c.SignupRateLimit, c.StreamIPLimit) < 0 {
 		return fmt.Errorf("config: rate limits must be 0 (off) or positive")
+	}
+	if c.MaxImageBytes < 1 || c.MaxModelBytes < 1 {
+		return fmt.Errorf("config: upload limits must be positive")
 	}
 	if c.BaseURL != "" {
 		c.BaseURL = strings.TrimRight(c.BaseURL, "/")

@@ -14,7 +14,8 @@ import (
 func load(t *testing.T, args []string, env map[string]string) (config.Config, error) {
 	t.Helper()
 	for _, name := range []string{"LOREWEAVE_DEFAULT_PLAN", "LOREWEAVE_SIGNUP", "LOREWEAVE_BASE_URL", "LOREWEAVE_RATE_LIMIT_KEY", "LOREWEAVE_RATE_LIMIT_IP",
-		"LOREWEAVE_RATE_LIMIT_LOGIN", "LOREWEAVE_RATE_LIMIT_LOGIN_IP", "LOREWEAVE_RATE_LIMIT_SIGNUP", "LOREWEAVE_MAX_STREAMS_IP"} {
+		"LOREWEAVE_RATE_LIMIT_LOGIN", "LOREWEAVE_RATE_LIMIT_LOGIN_IP", "LOREWEAVE_RATE_LIMIT_SIGNUP", "LOREWEAVE_MAX_STREAMS_IP",
+		"LOREWEAVE_MAX_IMAGE_MIB", "LOREWEAVE_MAX_MODEL_MIB"} {
 		t.Setenv(name, env[name])
 	}
 	fs := pflag.NewFlagSet("loreweave", pflag.ContinueOnError)
@@ -97,5 +98,21 @@ func TestRateLimitSettings(t *testing.T) {
 				t.Fatalf("error %v, want one naming %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestUploadLimitSettings(t *testing.T) {
+	c, err := load(t, nil, nil)
+	if err != nil || c.MaxImageBytes != 25<<20 || c.MaxModelBytes != 100<<20 {
+		t.Fatalf("defaults: %d %d, %v", c.MaxImageBytes, c.MaxModelBytes, err)
+	}
+	c, err = load(t, []string{"--max-image-mib", "3"}, map[string]string{"LOREWEAVE_MAX_IMAGE_MIB": "7", "LOREWEAVE_MAX_MODEL_MIB": "250"})
+	if err != nil || c.MaxImageBytes != 3<<20 || c.MaxModelBytes != 250<<20 {
+		t.Fatalf("set: %d %d, %v", c.MaxImageBytes, c.MaxModelBytes, err)
+	}
+	for _, bad := range []string{"0", "-1", "big", "1.5"} {
+		if _, err := load(t, []string{"--max-model-mib", bad}, nil); err == nil || !strings.Contains(err.Error(), "max-model-mib") {
+			t.Errorf("--max-model-mib %s: %v", bad, err)
+		}
 	}
 }
