@@ -34,6 +34,7 @@
   var metaName = initial.name;    // the document's own name, shown when the card has none
   var sections = {};              // id -> section state
   var connected = false, started = false, gone = false, readOnly = false;
+  var unreachable = false; // a write failed to reach the server and has not got through since
   var requests = 0;               // writes not yet answered
   var queue = [], busy = false;   // stream events, handled one at a time
   var focusOnCreate = {};         // client seq -> true: focus the section that write adds
@@ -78,6 +79,7 @@
     (function attempt() {
       post(cfg.contentUrl, { ops: ops, clientId: clientId, clientSeq: s }).then(function (r) {
         if (r.status >= 500 || r.status === 429 || r.status === 409) throw new Error("retry");
+        unreachable = false;
         requests--;
         status();
         if (r.status === 401 || r.status === 403 && r.body && r.body.error && r.body.error.code === "csrf_failed") {
@@ -86,7 +88,10 @@
           stop("You can no longer edit this document.");
         }
         if (done) done(r, s);
-      }).catch(function () {
+      }).catch(function (err) {
+        // A network failure (not a busy server) means offline, even while the stream still
+        // looks open.
+        if (!err || err.message !== "retry") unreachable = true;
         setTimeout(attempt, delay);
         delay = Math.min(delay * 2, RETRY_MAX_MS);
         status();
@@ -109,14 +114,14 @@
     var el = root.querySelector("[data-save-status]");
     var text;
     if (gone) text = root.dataset.stopped || "This document can no longer be edited.";
-    else if (!connected) text = "Offline, reconnecting… Your edits are kept and will be sent.";
+    else if (!connected || unreachable) text = "Offline, reconnecting… Your edits are kept and will be sent.";
     else if (unsent()) text = "Saving…";
     else text = "All changes saved";
     if (el && el.textContent !== text) el.textContent = text;
-    root.classList.toggle("offline", !connected && !gone);
+    root.classList.toggle("offline", (!connected || unreachable) && !gone);
     // The page's connection line, as on every document page.
     var live = document.querySelector("[data-live-status]");
-    var liveText = gone ? text : connected ? "Live" : "Reconnecting…";
+    var liveText = gone ? text : connected && !unreachable ? "Live" : "Reconnecting…";
     if (live && live.textContent !== liveText) live.textContent = liveText;
   }
 
@@ -587,7 +592,11 @@
     if (sec.inflight) { r = OT.transform(sec.inflight, s); sec.inflight = r[0]; s = r[1]; }
     if (sec.pending) { r = OT.transform(sec.pending, s); sec.pending = r[0]; s = r[1]; }
     if (s.length) {
-      sec.view.dispatch({ changes: OT.toChangeSpec(s), annotations: [remote.of(true), CM.Transaction.addToHistory.of(false)] });
+      // Text someone else inserts right at this editor's cursor goes after it, so each
+      // writer's words stay together when two type at the same place.
+      var view = sec.view, cs = CM.ChangeSet.of(OT.toChangeSpec(s), view.state.doc.length);
+      view.dispatch({ changes: cs, selection: view.state.selection.map(cs, -1),
+        annotations: [remote.of(true), CM.Transaction.addToHistory.of(false)] });
     }
   }
 
