@@ -168,27 +168,15 @@ func cleanFileName(s string) string {
 }
 
 func (a *API) listAssets(e *core.RequestEvent) error {
-	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadMeta)
+	worldID, l, err := worldPage(a, e, a.Store.Assets, assetJSON)
 	if err != nil {
 		return err
 	}
-	pg, err := page(e)
+	size, err := a.Store.AssetsSize(worldID)
 	if err != nil {
 		return err
 	}
-	rows, total, err := a.Store.Assets(w.ID, pg)
-	if err != nil {
-		return err
-	}
-	size, err := a.Store.AssetsSize(w.ID)
-	if err != nil {
-		return err
-	}
-	items := make([]AssetJSON, len(rows))
-	for i, r := range rows {
-		items[i] = assetJSON(r)
-	}
-	return e.JSON(http.StatusOK, AssetListJSON{List: list(items, pg, total), TotalSize: size})
+	return e.JSON(http.StatusOK, AssetListJSON{List: l, TotalSize: size})
 }
 
 // findAsset loads the asset named by the path for p, checking need in its world.

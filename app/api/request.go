@@ -99,21 +99,31 @@ func deref(s *string) string {
 
 // worldList answers a list of a world's records: any member may read it, on any plan.
 func worldList[T, J any](a *API, e *core.RequestEvent, fetch func(worldID string, p store.Page) ([]T, int, error), view func(T) J) error {
-	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadMeta)
+	_, l, err := worldPage(a, e, fetch, view)
 	if err != nil {
 		return err
+	}
+	return e.JSON(http.StatusOK, l)
+}
+
+// worldPage reads the page of a world's records that the request asks for, and the world's
+// id, checking that the caller is a member.
+func worldPage[T, J any](a *API, e *core.RequestEvent, fetch func(worldID string, p store.Page) ([]T, int, error), view func(T) J) (string, List[J], error) {
+	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadMeta)
+	if err != nil {
+		return "", List[J]{}, err
 	}
 	pg, err := page(e)
 	if err != nil {
-		return err
+		return "", List[J]{}, err
 	}
 	rows, total, err := fetch(w.ID, pg)
 	if err != nil {
-		return err
+		return "", List[J]{}, err
 	}
 	items := make([]J, len(rows))
 	for i, r := range rows {
 		items[i] = view(r)
 	}
-	return e.JSON(http.StatusOK, list(items, pg, total))
+	return w.ID, list(items, pg, total), nil
 }
