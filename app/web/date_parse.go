@@ -22,9 +22,9 @@ var (
 	dateEra     = regexp.MustCompile(`(?i)\s*\b(bce|bc|ce|ad)\.?$`)
 	datePeriod  = regexp.MustCompile(`(?i)^([\d,]+)(?:st|nd|rd|th)\s+(millennium|century)$`)
 	dateDecade  = regexp.MustCompile(`^([\d,]*)0s$`)
-	dateISO     = regexp.MustCompile(`^(\d{1,6})-(\d{1,2})(?:-(\d{1,2}))?(?:[T ](\d{1,2}):(\d{2})(?::(\d{2}))?Z?)?$`)
+	dateISO     = regexp.MustCompile(`^(\d{1,6})-(\d{1,2})(?:-(\d{1,2}))?$`)
 	dateWords   = regexp.MustCompile(`(?i)^(?:(\d{1,2})\s+)?(?:([a-z]+)\.?\s+)?([\d,]+)$`)
-	dateTime    = regexp.MustCompile(`,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?$`)
+	dateTime    = regexp.MustCompile(`(?:,?\s+|T)(\d{1,2}):(\d{2})(?::(\d{2}))?Z?$`)
 	monthByName = func() map[string]time.Month {
 		m := map[string]time.Month{}
 		for mo := time.January; mo <= time.December; mo++ {
@@ -48,7 +48,8 @@ func parseDate(text string) (int64, string, error) {
 	if s == "" {
 		return 0, "", fmt.Errorf("write a date, such as 12 March 512 BCE, 250,000 BCE or 2450")
 	}
-	// A time of day comes last ("4 May 2450, 14:30", "4 August 512 BCE, 22:00").
+	// A time of day comes last ("4 May 2450, 14:30", "4 August 512 BCE, 22:00",
+	// "1999-03-12T14:05Z").
 	clock := dateTime.FindStringSubmatch(s)
 	if clock != nil {
 		s = strings.TrimSpace(s[:len(s)-len(clock[0])])
@@ -112,8 +113,6 @@ func parseDate(text string) (int64, string, error) {
 		if y, err = year(n); err != nil {
 			return 0, "", err
 		}
-	case clock != nil && !dateWords.MatchString(s):
-		return 0, "", fmt.Errorf("a time needs its day: write 4 May 2450, 14:30")
 	case dateISO.MatchString(s):
 		m := dateISO.FindStringSubmatch(s)
 		var err error
@@ -128,15 +127,6 @@ func parseDate(text string) (int64, string, error) {
 		if m[3] != "" {
 			d, _ = strconv.ParseInt(m[3], 10, 64)
 			precision = "day"
-		}
-		if m[4] != "" {
-			h, _ = strconv.ParseInt(m[4], 10, 64)
-			mi, _ = strconv.ParseInt(m[5], 10, 64)
-			precision = "minute"
-			if m[6] != "" {
-				sec, _ = strconv.ParseInt(m[6], 10, 64)
-				precision = "second"
-			}
 		}
 	case dateWords.MatchString(s):
 		m := dateWords.FindStringSubmatch(s)
@@ -161,20 +151,20 @@ func parseDate(text string) (int64, string, error) {
 			d, _ = strconv.ParseInt(m[1], 10, 64)
 			precision = "day"
 		}
-		if clock != nil {
-			if m[1] == "" {
-				return 0, "", fmt.Errorf("a time needs its day: write 4 May 2450, 14:30")
-			}
-			h, _ = strconv.ParseInt(clock[1], 10, 64)
-			mi, _ = strconv.ParseInt(clock[2], 10, 64)
-			precision = "minute"
-			if clock[3] != "" {
-				sec, _ = strconv.ParseInt(clock[3], 10, 64)
-				precision = "second"
-			}
-		}
 	default:
 		return 0, "", fmt.Errorf("could not read %q as a date: write for example 12 March 512 BCE, March 1999, 250,000 BCE, 1990s or 20th century", text)
+	}
+	if clock != nil {
+		if precision != "day" {
+			return 0, "", fmt.Errorf("a time needs its day: write 4 May 2450, 14:30")
+		}
+		h, _ = strconv.ParseInt(clock[1], 10, 64)
+		mi, _ = strconv.ParseInt(clock[2], 10, 64)
+		precision = "minute"
+		if clock[3] != "" {
+			sec, _ = strconv.ParseInt(clock[3], 10, 64)
+			precision = "second"
+		}
 	}
 	if mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 {
 		return 0, "", fmt.Errorf("%q does not exist: its month, day or time is out of range", text)
