@@ -9,6 +9,7 @@ import (
 
 	"github.com/pocketbase/pocketbase/core"
 
+	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/ops"
 )
 
@@ -324,7 +325,7 @@ func OpenAPI() obj {
 		"Asset": object(obj{
 			"id": str("Asset id."), "url": str("The file's stable URL on this server (a path): what documents reference."),
 			"name": str("The name the file was uploaded with (for display only; may be empty)."),
-			"kind": obj{"type": "string", "enum": []string{"image", "model"}}, "contentType": obj{"type": "string", "enum": supportedTypes},
+			"kind": obj{"type": "string", "enum": []string{"image", "model"}}, "contentType": obj{"type": "string", "enum": store.SupportedTypes},
 			"size": integer("Bytes."), "width": integer("Pixels, read from the image (images only)."), "height": integer("Pixels, read from the image (images only)."),
 			"uploaderId": str("The user who uploaded it."), "created": dateTime(),
 		}, "width", "height"),

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/pocketbase/dbx"
@@ -30,6 +31,27 @@ type Asset struct {
 	Height      int    `db:"height"`
 	UploaderID  string `db:"uploader"`
 	Created     string `db:"created"`
+}
+
+// AssetJSON is an uploaded file's metadata. Width and height are read from an image's own
+// header; a model has neither.
+type AssetJSON struct {
+	ID          string `json:"id"`
+	URL         string `json:"url"`
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`
+	ContentType string `json:"contentType"`
+	Size        int64  `json:"size"`
+	Width       int    `json:"width,omitempty"`
+	Height      int    `json:"height,omitempty"`
+	UploaderID  string `json:"uploaderId"`
+	Created     string `json:"created"`
+}
+
+// JSON is the asset as the API and the web app answer it.
+func (a Asset) JSON() AssetJSON {
+	return AssetJSON{ID: a.ID, URL: AssetPath(a.WorldID, a.ID), Name: a.Name, Kind: a.Kind, ContentType: a.ContentType,
+		Size: a.Size, Width: a.Width, Height: a.Height, UploaderID: a.UploaderID, Created: strings.Replace(a.Created, " ", "T", 1)}
 }
 
 // NewAsset is a checked upload, ready to store.

@@ -49,6 +49,8 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	// The card editor's writes: JSON, with the X-CSRF-Token header.
 	g.POST("/w/{slug}/d/{id}/content", w.applyContentOps)
 	g.POST("/w/{slug}/d/{id}/cursor", w.publishCursor)
+	// Uploads from the map and animator editors (multipart, with the X-CSRF-Token header).
+	g.POST("/w/{slug}/assets", w.uploadAsset)
 	// Reads a date as written, for the timeline editor's preview (JSON).
 	g.GET("/dates", w.readDate)
 	// Organising a world (editors; every POST passes the CSRF check in middleware). Each

@@ -98,9 +98,10 @@ func (w *Web) middleware(e *core.RequestEvent) error {
 	return e.Next()
 }
 
-// isJSON reports whether a request sends JSON: the editor's writes, which get JSON errors.
+// isJSON reports whether a request comes from a page's script (JSON, or any body with the
+// X-CSRF-Token header, like an upload): the editors' writes, which get JSON errors.
 func isJSON(r *http.Request) bool {
-	return strings.HasPrefix(r.Header.Get("Content-Type"), "application/json")
+	return strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || r.Header.Get("X-CSRF-Token") != ""
 }
 
 func (w *Web) csrfValid(r *http.Request, cookie string) bool {
