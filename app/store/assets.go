@@ -115,6 +115,17 @@ func (s *Store) Assets(worldID string, p Page) ([]Asset, int, error) {
 	return items, total, nil
 }
 
+// AssetsOfKind returns a world's newest assets of one kind, at most limit of them.
+func (s *Store) AssetsOfKind(worldID, kind string, limit int) ([]Asset, error) {
+	items := []Asset{}
+	err := s.app.DB().NewQuery("SELECT " + assetColumns + " FROM assets WHERE world = {:w} AND kind = {:kind} ORDER BY created DESC, rowid DESC LIMIT {:limit}").
+		Bind(dbx.Params{"w": worldID, "kind": kind, "limit": limit}).All(&items)
+	if err != nil {
+		return nil, fmt.Errorf("store: list %s assets: %w", kind, err)
+	}
+	return items, nil
+}
+
 // Asset returns one asset of a world.
 func (s *Store) Asset(worldID, id string) (Asset, error) {
 	var a Asset

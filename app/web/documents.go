@@ -67,7 +67,7 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	}
 	if v.Body.Timeline != nil && store.CanEdit(pl.role) {
 		v.TimelineEditor = &views.TimelineEditorView{ContentURL: "/w/" + world.Slug + "/d/" + d.ID + "/content" + eraQuery(eraID), CSRF: p.CSRF}
-		p.Scripts = append(p.Scripts, static.URL("js/timeline_editor.js"))
+		p.Scripts = append(p.Scripts, static.URL("js/write.js"), static.URL("js/timeline_editor.js"))
 	}
 	if editable := store.CanEdit(pl.role); editable && (v.Body.Card != nil || v.Body.Folder != nil) {
 		nonce, err := styleNonce()
@@ -101,13 +101,48 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	switch d.DocumentType {
 	case "map":
 		p.Styles = []string{static.URL("vendor/leaflet/leaflet.css")}
-		p.Scripts = []string{static.URL("vendor/leaflet/leaflet.js"), static.URL("js/map.js"), static.URL("js/live.js")}
+		p.Scripts = []string{static.URL("vendor/leaflet/leaflet.js"), static.URL("js/write.js"), static.URL("js/map.js"), static.URL("js/live.js")}
 		e.Response.Header().Set("Content-Security-Policy", mapCSP)
+		if store.CanEdit(pl.role) {
+			if v.MapEditor, err = w.mediaEditor(world, d, eraID, p.CSRF, store.AssetImage); err != nil {
+				return err
+			}
+		}
 	case "animator":
 		p.Modules = []string{static.URL("vendor/model-viewer/model-viewer.min.js")}
 		e.Response.Header().Set("Content-Security-Policy", modelViewerCSP)
+		if store.CanEdit(pl.role) {
+			if v.AnimatorEditor, err = w.mediaEditor(world, d, eraID, p.CSRF, store.AssetModel); err != nil {
+				return err
+			}
+			p.Scripts = append(p.Scripts, static.URL("js/write.js"), static.URL("js/animator_editor.js"))
+		}
 	}
 	return render(e, http.StatusOK, views.DocumentPage(p, v))
+}
+
+// maxAssetChoices bounds the files an editor's chooser lists.
+const maxAssetChoices = 200
+
+// mediaEditor is what the map and animator editors need: the write and upload addresses and
+// the world's files of the kind they take.
+func (w *Web) mediaEditor(world store.World, d store.Document, eraID, csrf, kind string) (*views.MediaEditorView, error) {
+	assets, err := w.Store.AssetsOfKind(world.ID, kind, maxAssetChoices)
+	if err != nil {
+		return nil, err
+	}
+	m := &views.MediaEditorView{
+		ContentURL:   "/w/" + world.Slug + "/d/" + d.ID + "/content" + eraQuery(eraID),
+		UploadURL:    "/w/" + world.Slug + "/assets",
+		CSRF:         csrf,
+		SearchURL:    "/api/v1/worlds/" + world.ID + "/search" + eraQuery(eraID),
+		DocumentAPI:  "/api/v1/worlds/" + world.ID + "/documents/{id}" + eraQuery(eraID),
+		DocumentPage: "/w/" + world.Slug + "/d/{id}" + eraQuery(eraID),
+	}
+	for _, a := range assets {
+		m.Assets = append(m.Assets, views.AssetOption{URL: store.AssetPath(world.ID, a.ID), Name: a.Name, Width: a.Width, Height: a.Height, Size: a.Size})
+	}
+	return m, nil
 }
 
 // mainLineHref is where a document page's era notice leads back to: the document on the main
@@ -218,7 +253,7 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 	case *ops.Map:
 		m := &views.MapView{Image: views.MapImage{URL: x.Image.URL, Width: x.Image.Width, Height: x.Image.Height}, Pins: []views.PinView{}}
 		for _, p := range x.Pins {
-			pin := views.PinView{ID: p.ID, X: p.X, Y: p.Y, Label: p.Label}
+			pin := views.PinView{ID: p.ID, X: p.X, Y: p.Y, Label: p.Label, DocumentID: p.DocumentID}
 			if p.DocumentID != "" {
 				pin.Href = documentURL(world.Slug, p.DocumentID, eraID)
 			}

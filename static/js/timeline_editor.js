@@ -8,21 +8,7 @@
   var root = document.querySelector("[data-timeline-editor]");
   if (!root) return;
   var cfg = root.dataset;
-  var clientId = "t" + Math.random().toString(36).slice(2, 12);
-  var seq = 0;
-
-  function post(ops) {
-    return fetch(cfg.contentUrl, {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": cfg.csrf },
-      body: JSON.stringify({ ops: ops, clientId: clientId, clientSeq: ++seq }),
-    }).then(function (res) {
-      return res.json().catch(function () { return null; }).then(function (body) {
-        if (!res.ok) throw new Error(body && body.error ? body.error.message : "the server answered " + res.status);
-        return body;
-      });
-    }, function () { throw new Error("the server could not be reached; check the connection and try again"); });
-  }
+  var post = window.LoreWrite.poster(cfg.contentUrl, cfg.csrf);
 
   // fields wraps one set of event fields (adding, or the edit dialog's).
   function fields(box) {
