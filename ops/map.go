@@ -188,7 +188,7 @@ func mapSetImage(c *opCtx, doc Document) (any, error) {
 		default:
 			continue
 		}
-		e := fieldError(field, "pin %q at (%v, %v) would lie outside a %d×%d image; move or remove it first", pin.ID, pin.X, pin.Y, img.Width, img.Height)
+		e := fieldError(field, "the image is too small for this map's pins: pin %q (%s) at (%v, %v) would lie outside a %d×%d image; move or remove it first", pin.Label, pin.ID, pin.X, pin.Y, img.Width, img.Height)
 		e.Details = map[string]any{"id": pin.ID}
 		return nil, e
 	}

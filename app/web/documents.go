@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/pocketbase/pocketbase/core"
@@ -101,12 +102,14 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	switch d.DocumentType {
 	case "map":
 		p.Styles = []string{static.URL("vendor/leaflet/leaflet.css")}
-		p.Scripts = []string{static.URL("vendor/leaflet/leaflet.js"), static.URL("js/write.js"), static.URL("js/map.js"), static.URL("js/live.js")}
+		p.Scripts = []string{static.URL("vendor/leaflet/leaflet.js"), static.URL("js/map.js"), static.URL("js/live.js")}
 		e.Response.Header().Set("Content-Security-Policy", mapCSP)
 		if store.CanEdit(pl.role) {
 			if v.MapEditor, err = w.mediaEditor(world, d, eraID, p.CSRF, store.AssetImage); err != nil {
 				return err
 			}
+			// The writer first: map.js turns into the editor when it finds it.
+			p.Scripts = slices.Insert(p.Scripts, 1, static.URL("js/write.js"))
 		}
 	case "animator":
 		p.Modules = []string{static.URL("vendor/model-viewer/model-viewer.min.js")}
