@@ -188,7 +188,7 @@
       if (fresh || document.activeElement !== labelInput) labelInput.value = pin.label;
       if (fresh) { say(pinError, ""); linkInput.value = ""; closeResults(); }
       showWhere(pin);
-      unlink.hidden = !pin.documentId;
+      unlink.disabled = !pin.documentId;
       linkNow.textContent = "";
       if (!pin.documentId) { linkNow.textContent = "Not linked to a document yet."; return; }
       var a = document.createElement("a");
