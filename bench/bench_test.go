@@ -101,6 +101,40 @@ func TestEditorQuickRun(t *testing.T) {
 	}
 }
 
+// TestUploadTimelineQuickRun runs the upload and timeline scenarios of the quick mode end to
+// end: every row measures something, except the browser's, which may say it was skipped
+// when Chromium is not installed.
+func TestUploadTimelineQuickRun(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"--quick", "--only", "upload,timeline", "--duration", "200ms", "--json"}, &out); code != 0 {
+		t.Fatalf("exit status %d; output:\n%s", code, out.String())
+	}
+	var res struct {
+		Rows []struct {
+			Scenario string
+			Ops      int
+			Baseline string
+			Note     string
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("decode %s: %v", out.String(), err)
+	}
+	var upload, render, tti bool
+	for _, r := range res.Rows {
+		skipped := strings.Contains(r.Scenario, "Chromium") && strings.HasPrefix(r.Note, "skipped: ")
+		if (r.Ops == 0 && !skipped) || r.Baseline == "" {
+			t.Errorf("row without measurements: %+v", r)
+		}
+		upload = upload || strings.HasPrefix(r.Scenario, "asset upload")
+		render = render || strings.HasPrefix(r.Scenario, "timeline page render")
+		tti = tti || strings.HasPrefix(r.Scenario, "timeline page TTI")
+	}
+	if !upload || !render || !tti {
+		t.Errorf("want upload, render and TTI rows, got %+v", res.Rows)
+	}
+}
+
 // TestKeystrokes: every batch applies to the text it was made on, and the text stays near
 // its size however long the typing goes on.
 func TestKeystrokes(t *testing.T) {

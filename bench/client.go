@@ -27,9 +27,22 @@ func newClient(base string) *client {
 
 func (c *client) close() { c.http.CloseIdleConnections() }
 
-// do sends one request with a prepared body and fails unless the status is want. out, when
-// not nil, receives the decoded JSON response.
+// do sends one request with a prepared JSON body and fails unless the status is want. out,
+// when not nil, receives the decoded JSON response.
 func (c *client) do(method, path, auth string, body []byte, want int, out any) error {
+	h := http.Header{}
+	if body != nil {
+		h.Set("Content-Type", "application/json")
+	}
+	if auth != "" {
+		h.Set("Authorization", auth)
+	}
+	return c.send(method, path, h, body, want, out)
+}
+
+// send is do with the request's headers given whole, for bodies that are not JSON and
+// requests signed in by cookie.
+func (c *client) send(method, path string, h http.Header, body []byte, want int, out any) error {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -38,12 +51,7 @@ func (c *client) do(method, path, auth string, body []byte, want int, out any) e
 	if err != nil {
 		return err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
+	req.Header = h.Clone() // h may be shared by concurrent clients
 	res, err := c.http.Do(req)
 	if err != nil {
 		return err
