@@ -65,6 +65,30 @@ func TestBrowserAnimatorEditor(t *testing.T) {
 	if n := eval[int](t, watcher, `document.querySelectorAll('[data-animator-editor], [data-play-clip], main input, main button').length`); n != 0 {
 		t.Fatalf("after the changes a viewer sees %d editing elements", n)
 	}
+
+	// A second model: the watcher's player, the same element, loads it and its clips show.
+	eval[bool](t, watcher, `!!(window.__lwModel = document.querySelector("model-viewer"))`)
+	first := apiClips(t, s, ann, w, an).Model
+	glb2 := filepath.Join(t.TempDir(), "swimmer.glb")
+	if err := os.WriteFile(glb2, twoClipGLB(t, "Fly", "Swim", "Rest"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, chromedp.SetUploadFiles(chromedp.CSS(`[data-testid="animator-model-file"]`), []string{glb2}))
+	waitJSFor(t, watcher, modelWait, "the viewer's player loads the second model", `(() => { const m = document.querySelector("model-viewer");
+		return m === window.__lwModel && m.getAttribute("src") !== `+jsString(first)+` && m.loaded &&
+			m.availableAnimations.join() === "Fly,Swim,Rest" &&
+			Array.from(document.querySelectorAll('[data-testid="clip"]')).map(e => e.dataset.clip).join() === "Fly,Swim,Rest" })()`)
+	if got := apiClips(t, s, ann, w, an); got.Clips != "Fly,Swim,Rest" || got.Active != "" || got.Model == first {
+		t.Fatalf("after the second model the API holds %+v", got)
+	}
+	// Back to the first, chosen from the world's models (listed when the page is loaded).
+	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid="animator-editor"]`)),
+		chromedp.SetValue(chromedp.CSS(`[data-testid="animator-model-existing"]`), first),
+		chromedp.Click(chromedp.CSS(`[data-testid="animator-model-use"]`)))
+	waitJSFor(t, watcher, modelWait, "the first model again", `document.querySelector("model-viewer").availableAnimations.join() === "Walk,Run" &&
+		Array.from(document.querySelectorAll('[data-testid="clip"]')).map(e => e.dataset.clip).join() === "Walk,Run"`)
+	stillSamePage(t, watcher)
+
 	unnamed := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('main input, main button, main select'))
 		.filter(e => !(e.getAttribute("aria-label") || (e.labels && e.labels.length) || e.textContent.trim()))
 		.map(e => e.outerHTML.slice(0, 80))`)
