@@ -50,7 +50,16 @@
   window.LoreWrite.chooser(chooser, function (asset) {
     var viewer = document.querySelector("#doc-body model-viewer");
     var same = viewer && viewer.getAttribute("src") === asset.url && viewer.loaded;
-    var read = new Promise(function (resolve, reject) { waiting = { url: asset.url, resolve: resolve, reject: reject }; });
+    var read = new Promise(function (resolve, reject) {
+      var w = waiting = { url: asset.url, resolve: resolve, reject: reject };
+      // The page shows the model once the change comes back over the event stream; if it
+      // does not (the connection is down), say so rather than wait for ever.
+      setTimeout(function () {
+        if (waiting !== w) return;
+        waiting = null;
+        reject(new Error("The model is saved, but it has not loaded here to read its clips: reload the page to read them."));
+      }, 60000);
+    });
     return post([{ op: "animator.setModel", url: asset.url, name: asset.name || "" }]).then(function () {
       if (same) { waiting = null; return syncClips(viewer); }
       chooser.querySelector("[data-chooser-status]").textContent = "Reading the model’s clips…";
