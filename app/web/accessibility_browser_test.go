@@ -101,6 +101,12 @@ func TestBrowserAccessibility(t *testing.T) {
 				map[string]any{"op": "map.setImage", "url": "/static/vendor/leaflet/images/layers-2x.png", "width": 800, "height": 600},
 				map[string]any{"op": "map.addPin", "x": 100, "y": 50, "label": "Harbour"})
 			an := w.doc(t, "Leviathan", "animator", "", "")
+			// Clips to audit as the editor's buttons and the viewer's chips; the model is not
+			// there (software WebGL would spend seconds drawing it) and is not read.
+			w.apply(t, an, "",
+				map[string]any{"op": "animator.setModel", "url": "/static/models/leviathan.glb", "name": "Leviathan rig"},
+				map[string]any{"op": "animator.setClips", "clips": []map[string]any{{"id": "Swim"}, {"id": "Dive " + long}}},
+				map[string]any{"op": "animator.setActiveClip", "clipId": "Swim"})
 			s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/projects", map[string]any{"name": "Book " + long, "kind": "wiki"}), http.StatusCreated)
 			s.WaitSearchable(ann.Key, w.ID, "tide")
 

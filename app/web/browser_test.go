@@ -194,7 +194,7 @@ func TestBrowserLivePages(t *testing.T) {
 		streamOpen(t, ctx)
 		w.apply(t, an, "", map[string]any{"op": "animator.setActiveClip", "clipId": "fly"})
 		waitJS(t, ctx, "animation-name", `document.querySelector("model-viewer").getAttribute("animation-name") === "fly"`)
-		waitJS(t, ctx, "active clip", `Array.from(document.querySelectorAll('[data-testid="clip"][aria-current="true"]')).map(e => e.dataset.clip).join() === "fly"`)
+		waitJS(t, ctx, "active clip", `Array.from(document.querySelectorAll('[data-play-clip][aria-pressed="true"]')).map(e => e.dataset.playClip).join() === "fly"`)
 		stillSamePage(t, ctx)
 		if !eval[bool](t, ctx, `window.__lwModel === document.querySelector("model-viewer")`) {
 			t.Fatal("the <model-viewer> element was replaced instead of updated")

@@ -360,8 +360,12 @@ func TestDocumentPages(t *testing.T) {
 		if got := texts(d.Find(`[data-testid="clip"]`)); strings.Join(got, ",") != "idle,fly" {
 			t.Fatalf("clips %v", got)
 		}
-		if got := texts(d.Find(`[data-testid="clip"][aria-current="true"]`)); strings.Join(got, ",") != "fly" {
+		// The page is its owner's: each clip is a button, the active one pressed.
+		if got := texts(d.Find(`[data-testid="clip"] button[aria-pressed="true"]`)); strings.Join(got, ",") != "fly" {
 			t.Fatalf("active clip %v", got)
+		}
+		if got := d.Find(`[data-testid="clip"] button[aria-pressed="false"]`).AttrOr("aria-label", ""); got != "Play clip idle" {
+			t.Fatalf("clip button named %q", got)
 		}
 		if d.Find(`script[type="module"][src*="model-viewer"]`).Length() != 1 {
 			t.Fatal("model-viewer module not loaded")
