@@ -40,6 +40,7 @@ func Catalog() []OpSpec {
 	idOf := func(kind string) ParamSpec {
 		return param("id", "string", true, "The id of the "+kind+".")
 	}
+	const dateMsDoc = "Date in milliseconds from 1970-01-01 UTC; negative for earlier dates. |dateMs| at most 2^53-1 (283,458 BCE to 287,396 CE), or beyond that a whole day (a multiple of 86400000) up to 8640000000000000000 (about 273 million years)."
 	precision := param("precision", "string", false, "Granularity of the date; default day.")
 	precision.Enum = slices.Clone(Precisions)
 	return []OpSpec{
@@ -135,14 +136,14 @@ func Catalog() []OpSpec {
 
 		{Name: "timeline.addEvent", DocumentType: "timeline", Summary: "Adds a dated event with a new evt- id.", Params: []ParamSpec{
 			param("label", "string", true, fmt.Sprintf("1 to %d characters.", maxLabel)),
-			param("dateMs", "integer", true, "Date in milliseconds from the epoch; negative for earlier dates; |dateMs| at most 2^53-1."),
+			param("dateMs", "integer", true, dateMsDoc),
 			param("description", "string", false, fmt.Sprintf("At most %d characters.", maxDescription)),
 			precision,
 		}},
 		{Name: "timeline.updateEvent", DocumentType: "timeline", Summary: "Changes any of an event's label, date, description and precision.", Params: []ParamSpec{
 			idOf("event"),
 			param("label", "string", false, fmt.Sprintf("1 to %d characters.", maxLabel)),
-			param("dateMs", "integer", false, "Date in milliseconds from the epoch; |dateMs| at most 2^53-1."),
+			param("dateMs", "integer", false, dateMsDoc),
 			param("description", "string", false, fmt.Sprintf("At most %d characters.", maxDescription)),
 			precision,
 		}},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -136,6 +137,33 @@ func integer(field string, n jsonNumber) (int64, error) {
 		return 0, fieldError(field, "%q must be a whole number between -(2^53-1) and 2^53-1, got %s", field, n)
 	}
 	return int64(f), nil
+}
+
+// DayMs is a day in milliseconds.
+const DayMs = 86_400_000
+
+// MaxDateMs bounds a timeline date: 100 billion days (about 273 million years) either side of
+// 1970, room for a world's geology. Within ±(2^53−1) ms (about 283,458 BCE to 287,396 CE) a
+// date may fall on any millisecond; further out it must be a whole day, a multiple of DayMs,
+// which every JSON reader, JavaScript's doubles included, still holds exactly.
+const MaxDateMs = 100_000_000_000 * DayMs
+
+// dateMs reads a timeline date (see MaxDateMs).
+func dateMs(field string, n jsonNumber) (int64, error) {
+	v, err := strconv.ParseInt(string(n), 10, 64)
+	if err != nil {
+		// 1e3, 5.0 and the like: whole numbers written otherwise, within the safe range.
+		if v, err = integer(field, n); err != nil {
+			return 0, fieldError(field, "%q must be a whole number of milliseconds from -%d to %d, got %s", field, int64(MaxDateMs), int64(MaxDateMs), n)
+		}
+	}
+	switch {
+	case v > MaxDateMs || v < -MaxDateMs:
+		return 0, fieldError(field, "%q must lie within %d ms (100 billion days, about 273 million years) of 1970, got %s", field, int64(MaxDateMs), n)
+	case (v > maxSafeInteger || v < -maxSafeInteger) && v%DayMs != 0:
+		return 0, fieldError(field, "%q beyond ±(2^53−1) ms (before 283,458 BCE or after 287,396 CE) must be a whole day, a multiple of 86400000, so that every client reads it exactly; got %s", field, n)
+	}
+	return v, nil
 }
 
 // number reads a finite JSON number.

@@ -120,7 +120,7 @@ func timelineAddEvent(c *opCtx, doc Document) (any, error) {
 	if p.DateMs == nil {
 		return nil, required(c.name, "dateMs")
 	}
-	date, err := integer("dateMs", *p.DateMs)
+	date, err := dateMs("dateMs", *p.DateMs)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func timelineUpdateEvent(c *opCtx, doc Document) (any, error) {
 		ev.Label, out.Label = *p.Label, p.Label
 	}
 	if p.DateMs != nil {
-		date, err := integer("dateMs", *p.DateMs)
+		date, err := dateMs("dateMs", *p.DateMs)
 		if err != nil {
 			return nil, err
 		}

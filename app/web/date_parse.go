@@ -15,8 +15,12 @@ import (
 	"github.com/loreweave/loreweave/ops"
 )
 
-// maxDateMs is the furthest a timeline date may lie from 1970 (the API's |dateMs| ≤ 2^53−1).
-const maxDateMs = 1<<53 - 1
+// maxDateMs is the furthest a timeline date may lie from 1970 (ops.MaxDateMs); past
+// maxExactMs a date is a whole day.
+const (
+	maxDateMs  = ops.MaxDateMs
+	maxExactMs = 1<<53 - 1
+)
 
 var (
 	dateEra     = regexp.MustCompile(`(?i)\s*\b(bce|bc|ce|ad)\.?$`)
@@ -169,8 +173,8 @@ func parseDate(text string) (int64, string, error) {
 	if mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 {
 		return 0, "", fmt.Errorf("%q does not exist: its month, day or time is out of range", text)
 	}
-	if y < -400000 || y > 400000 {
-		return 0, "", fmt.Errorf("%q is further than the 283,458 BCE to 287,396 CE a timeline can hold", text)
+	if y < -275_000_000 || y > 275_000_000 {
+		return 0, "", fmt.Errorf("%q is further than the 273 million years either side of 1970 a timeline can hold", text)
 	}
 	t := time.Date(int(y), time.Month(mo), int(d), int(h), int(mi), int(sec), 0, time.UTC)
 	if t.Day() != int(d) {
@@ -185,7 +189,10 @@ func parseDate(text string) (int64, string, error) {
 		}
 	}
 	if ms > maxDateMs || ms < -maxDateMs {
-		return 0, "", fmt.Errorf("%q is further than the 283,458 BCE to 287,396 CE a timeline can hold", text)
+		return 0, "", fmt.Errorf("%q is further than the 273 million years either side of 1970 a timeline can hold", text)
+	}
+	if (ms > maxExactMs || ms < -maxExactMs) && ms%ops.DayMs != 0 {
+		return 0, "", fmt.Errorf("a time of day can be given from 283,458 BCE to 287,396 CE; further out a date is kept to the day")
 	}
 	return ms, precision, nil
 }

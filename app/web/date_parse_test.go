@@ -44,7 +44,10 @@ func TestParseDate(t *testing.T) {
 		{"12 Smarch 1999", 0, ""},
 		{"12 1999", 0, ""},
 		{"1999, 14:30", 0, ""},
-		{"3,000,000 BCE", 0, ""}, // past the ±2^53 ms the API holds
+		{"3,000,000 BCE", ms(-2999999, time.January, 1, 0, 0, 0), "year"}, // deep time: a whole day past 2^53 ms
+		{"3000th millennium BCE", ms(-2999999, time.January, 1, 0, 0, 0), "millennium"},
+		{"4 May 287,500, 14:30", 0, ""}, // a time of day past 2^53 ms
+		{"300,000,000 BCE", 0, ""},      // past the 273 million years a timeline holds
 		{"next Tuesday", 0, ""},
 	} {
 		got, precision, err := parseDate(c.text)
@@ -65,9 +68,14 @@ func TestParseDate(t *testing.T) {
 func TestParseDateReadsHumanDate(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 20000 {
-		ms := r.Int64N(2*maxDateMs) - maxDateMs
-		if r.IntN(2) == 0 {
+		var ms int64
+		switch r.IntN(3) {
+		case 0:
 			ms = r.Int64N(2*1e14) - 1e14 // near the present, where every precision matters
+		case 1:
+			ms = r.Int64N(2*maxExactMs) - maxExactMs // any millisecond
+		default:
+			ms = (r.Int64N(2*maxDateMs/ops.DayMs+1) - maxDateMs/ops.DayMs) * ops.DayMs // deep time: whole days
 		}
 		p := ops.Precisions[r.IntN(len(ops.Precisions))]
 		shown, _ := humanDate(ms, p)

@@ -9,6 +9,7 @@
   var box = document.querySelector("[data-timeline-axis]");
   if (!box) return;
   var SVG = "http://www.w3.org/2000/svg", DAY = 86400000, YEAR = 365.2425 * DAY;
+  var MAX_MS = 1e11 * DAY; // the furthest a date may lie from 1970 (ops.MaxDateMs)
   var MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
   // daysFromCivil and civilFromDays convert between (year, month, day) and days since
@@ -133,7 +134,7 @@
   function zoom(factor, at) {
     moved = true;
     var mid = at === undefined ? (from + to) / 2 : at;
-    var span = Math.min(Math.max((to - from) * factor, 2 * DAY), 2 * 9007199254740991);
+    var span = Math.min(Math.max((to - from) * factor, 2 * DAY), 2 * MAX_MS);
     from = mid - (mid - from) / (to - from) * span;
     to = from + span;
     draw();

@@ -65,17 +65,17 @@
         if (!f) return;
         file.disabled = true;
         var uploaded = window.LoreWrite.upload(box.dataset.uploadUrl, box.dataset.csrf, f).then(function (a) {
-          if (select) {
-            var o = document.createElement("option");
-            o.value = a.url; o.textContent = a.name || f.name;
-            o.dataset.width = a.width || 0; o.dataset.height = a.height || 0; o.dataset.name = a.name || "";
-            select.insertBefore(o, select.options[1] || null);
-          }
+          // The new file joins the world's files to choose from.
+          var o = document.createElement("option");
+          o.value = a.url; o.textContent = a.name || f.name;
+          o.dataset.width = a.width || 0; o.dataset.height = a.height || 0; o.dataset.name = a.name || "";
+          select.insertBefore(o, select.options[1] || null);
+          select.closest(".chooser-existing").hidden = false;
           return a;
         });
         run(uploaded, "Uploading " + f.name + "…").then(function () { file.disabled = false; file.value = ""; });
       });
-      if (useButton) useButton.addEventListener("click", function () {
+      useButton.addEventListener("click", function () {
         var o = select.selectedOptions[0];
         if (!o || !o.value) { show("Choose a file first.", true); select.focus(); return; }
         run(Promise.resolve({ url: o.value, width: Number(o.dataset.width), height: Number(o.dataset.height), name: o.dataset.name }), "Saving…");
