@@ -239,6 +239,17 @@ func TestBrowserMapEditor(t *testing.T) {
 		t.Fatalf("pins after removal %+v", data.Pins)
 	}
 
+	// The world page counts the world's files: the coast and the refused small image.
+	do(t, ctx, chromedp.Navigate(s.URL+"/w/"+w.Slug), chromedp.WaitVisible(chromedp.CSS(`[data-testid="files-total"]`)))
+	if got := eval[string](t, ctx, `document.querySelector('[data-testid="files-total"]').textContent.replace(/\s+/g, " ").trim()`); !strings.HasPrefix(got, "2 files, ") {
+		t.Fatalf("files total %q", got)
+	}
+	if got := eval[string](t, ctx, `Array.from(document.querySelectorAll('[data-testid="file"] a')).map(a => a.textContent.trim()).join()`); got != "coast.png,small.png" {
+		t.Fatalf("files listed %q", got)
+	}
+	look(t, ctx, "world-files-1366")
+	do(t, ctx, chromedp.Navigate(s.URL+path), chromedp.WaitVisible(chromedp.CSS(`.leaflet-image-layer`)))
+
 	// Phone width, light and dark.
 	do(t, ctx, chromedp.EmulateViewport(390, 900))
 	look(t, ctx, "map-editor-390")

@@ -57,6 +57,9 @@ func (w *Web) createWorld(e *core.RequestEvent) error {
 	return e.Redirect(http.StatusSeeOther, "/w/"+world.Slug)
 }
 
+// maxFilesShown bounds the files the world page lists (the API pages through all of them).
+const maxFilesShown = 20
+
 // world resolves /w/{slug} for the signed-in user; non-members get the same 404 as a
 // world that does not exist.
 func (w *Web) world(e *core.RequestEvent, u *core.Record) (store.World, string, error) {
@@ -176,6 +179,17 @@ func (w *Web) renderWorld(e *core.RequestEvent, pl *place, status int, forms fun
 	}
 	for _, x := range projects {
 		v.Projects = append(v.Projects, views.ProjectItem{ID: x.ID, Kind: x.Kind, Name: x.Name})
+	}
+	files, fileCount, err := w.Store.Assets(world.ID, store.Page{Page: 1, PerPage: maxFilesShown})
+	if err != nil {
+		return err
+	}
+	if v.FilesSize, err = w.Store.AssetsSize(world.ID); err != nil {
+		return err
+	}
+	v.FileCount = fileCount
+	for _, f := range files {
+		v.Files = append(v.Files, views.FileItem{Name: f.Name, Kind: f.Kind, URL: store.AssetPath(world.ID, f.ID), Size: f.Size})
 	}
 	p := page(e, world.Name)
 	p.Theme = world.Theme
