@@ -101,11 +101,14 @@
     var evs = events();
     if (!moved) fit(evs);
     var width = Math.max(280, box.clientWidth), x = function (ms) { return (ms - from) / (to - from) * width; };
-    // Lanes: each event goes in the first lane where it does not overlap the one before.
+    // Lanes: each event goes in the first lane where it does not overlap the one before. A
+    // label that would run off the right edge is written to the left of its dot.
     var lanes = [];
     evs.sort(function (a, b) { return a.start - b.start; }).forEach(function (e) {
-      var left = x(e.start), right = Math.max(x(e.end), left + 8) + e.label.length * 7 + 12;
-      for (var l = 0; ; l++) if (!(l in lanes) || lanes[l] < left) { lanes[l] = right; e.lane = l; break; }
+      var left = x(e.start), end = Math.max(x(e.end), left + 8), text = e.label.length * 7 + 12;
+      e.flip = end + text > width && left - text >= 0;
+      var lo = e.flip ? left - text : left, hi = e.flip ? end : end + text;
+      for (var l = 0; ; l++) if (!(l in lanes) || lanes[l] < lo) { lanes[l] = hi; e.lane = l; break; }
     });
     var height = 40 + Math.max(1, lanes.length) * 26;
     svg.setAttribute("viewBox", "0 0 " + width + " " + height);
@@ -115,7 +118,7 @@
     ticks(width).forEach(function (t) {
       var tx = x(t.ms);
       svg.append(el("line", { x1: tx, x2: tx, y1: 16, y2: height, class: "axis-tick" }));
-      svg.append(el("text", { x: tx + 3, y: 13, class: "axis-label" }, t.label));
+      if (tx + 3 + t.label.length * 6.5 <= width) svg.append(el("text", { x: tx + 3, y: 13, class: "axis-label" }, t.label));
     });
     evs.forEach(function (e) {
       var y = 38 + e.lane * 26, left = x(e.start), right = x(e.end);
@@ -123,7 +126,9 @@
       // A period (a century, a year) is a span, however narrow at this zoom.
       if (e.end > e.start) g.append(el("rect", { x: left, y: y - 5, width: Math.max(right - left, 6), height: 10, rx: 3, class: "axis-span" }));
       g.append(el("circle", { cx: left, cy: y, r: 5, class: "axis-dot" }));
-      g.append(el("text", { x: Math.max(left + 6, right) + 8, y: y + 4, class: "axis-event-label" }, e.label));
+      g.append(e.flip
+        ? el("text", { x: left - 9, y: y + 4, "text-anchor": "end", class: "axis-event-label" }, e.label)
+        : el("text", { x: Math.max(left + 6, right) + 8, y: y + 4, class: "axis-event-label" }, e.label));
       g.addEventListener("click", function () { e.li.scrollIntoView({ block: "center" }); e.li.classList.add("flash"); setTimeout(function () { e.li.classList.remove("flash"); }, 1200); });
       svg.append(g);
     });
