@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -160,18 +159,9 @@ func apiClips(t *testing.T, s *apptest.Server, u apptest.User, w world, id strin
 // uploadModel uploads a model through the REST API.
 func uploadModel(t *testing.T, s *apptest.Server, u apptest.User, worldID, name string, data []byte) *apptest.Response {
 	t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	f, err := mw.CreateFormFile("file", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Write(data)
-	if err := mw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	body, ctype := fileBody(t, name, data)
 	return s.Must(s.Do(apptest.Request{Method: http.MethodPost, Path: "/api/v1/worlds/" + worldID + "/assets", Key: u.Key,
-		Body: body.Bytes(), Header: http.Header{"Content-Type": {mw.FormDataContentType()}}}), http.StatusCreated)
+		Body: body, Header: http.Header{"Content-Type": {ctype}}}), http.StatusCreated)
 }
 
 // twoClipGLB builds a glTF 2.0 binary (.glb) of one triangle and one animation per name, each

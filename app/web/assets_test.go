@@ -10,9 +10,9 @@ import (
 	"github.com/loreweave/loreweave/app/apptest"
 )
 
-// editorUpload sends a file as the map and animator editors do: multipart, the session's
-// cookies and the page's CSRF token in X-CSRF-Token (none when token is empty).
-func editorUpload(t *testing.T, s *apptest.Server, b *http.Client, token, path, name string, data []byte) *apptest.Response {
+// fileBody is a multipart/form-data body with the file in the field "file", and its
+// Content-Type.
+func fileBody(t *testing.T, name string, data []byte) ([]byte, string) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -20,13 +20,25 @@ func editorUpload(t *testing.T, s *apptest.Server, b *http.Client, token, path, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	fw.Write(data)
-	mw.Close()
-	h := http.Header{"Origin": {s.URL}, "Sec-Fetch-Site": {"same-origin"}, "Content-Type": {mw.FormDataContentType()}}
+	if _, err := fw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), mw.FormDataContentType()
+}
+
+// editorUpload sends a file as the map and animator editors do: multipart, the session's
+// cookies and the page's CSRF token in X-CSRF-Token (none when token is empty).
+func editorUpload(t *testing.T, s *apptest.Server, b *http.Client, token, path, name string, data []byte) *apptest.Response {
+	t.Helper()
+	body, ctype := fileBody(t, name, data)
+	h := http.Header{"Origin": {s.URL}, "Sec-Fetch-Site": {"same-origin"}, "Content-Type": {ctype}}
 	if token != "" {
 		h.Set("X-CSRF-Token", token)
 	}
-	return s.Do(apptest.Request{Method: http.MethodPost, Path: path, Body: buf.Bytes(), Header: h, Client: b})
+	return s.Do(apptest.Request{Method: http.MethodPost, Path: path, Body: body, Header: h, Client: b})
 }
 
 // TestEditorUpload: the editors' upload route stores a file for an editor, through the same
