@@ -25,6 +25,40 @@
     { tag: [CM.tags.processingInstruction, CM.tags.meta], color: "var(--muted)" },
   ]);
 
+  // Enter in a list item starts the next item with its marker ("- ", "2. "), and writers
+  // used to plain text type one anyway: a marker typed first thing on an item Enter just
+  // started takes the place of the one Enter put there instead of doubling it ("- - ").
+  // Elsewhere a marker stays as typed ("- - -" is a rule).
+  var listMarker = /^([\s>]*)([-*+]|\d+[.)]) $/;
+  var continuedItem = CM.StateField.define({
+    // The end of the marker Enter put on the cursor's line, or -1.
+    create: function () { return -1; },
+    update: function (end, tr) {
+      var state = tr.state, head = state.selection.main.head, line = state.doc.lineAt(head);
+      if (tr.docChanged && tr.annotation(CM.Transaction.userEvent) === "input") {
+        // The markdown keymap's Enter dispatches its changes as plain "input".
+        return head === line.to && listMarker.test(line.text) ? head : -1;
+      }
+      if (end < 0) return end;
+      end = tr.changes.mapPos(end, -1);
+      return end > line.from && end <= head && state.doc.lineAt(end).number === line.number ? end : -1;
+    },
+  });
+  var singleMarker = CM.EditorView.inputHandler.of(function (view, from, to, text) {
+    if (text !== " " || from !== to) return false;
+    var end = view.state.field(continuedItem), line = view.state.doc.lineAt(from);
+    if (end < 0 || from !== line.to) return false;
+    var auto = listMarker.exec(line.text.slice(0, end - line.from));
+    var typed = view.state.doc.sliceString(end, from);
+    if (!auto || !/^([-*+]|\d+[.)])$/.test(typed)) return false;
+    var ordered = /\d/.test(auto[2]);
+    if (ordered !== /\d/.test(typed) || (ordered && auto[2].slice(-1) !== typed.slice(-1))) return false;
+    var start = line.from + auto[1].length;
+    view.dispatch({ changes: { from: start, to: from, insert: typed + " " },
+      selection: CM.EditorSelection.cursor(start + typed.length + 1), userEvent: "input.type" });
+    return true;
+  });
+
   window.LoreCM = {
     // markdownEditor returns the extensions of a Markdown editor: nonce is the page's style
     // nonce (its CSP allows CodeMirror's stylesheet by it), label names the text for screen
@@ -39,6 +73,8 @@
         CM.highlightSpecialChars(),
         CM.EditorView.lineWrapping,
         CM.markdown(),
+        continuedItem,
+        singleMarker,
         CM.syntaxHighlighting(highlight),
         CM.keymap.of(CM.defaultKeymap.concat(CM.historyKeymap)),
         CM.placeholder("Write here (Markdown)…"),
