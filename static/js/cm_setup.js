@@ -83,16 +83,89 @@
       ];
     },
     // replace sets the editor's text to text as a change from elsewhere (not undoable here),
-    // touching only what differs, so the cursor stays where it was.
+    // touching only what differs, so the cursor and this editor's undo history keep their
+    // places in the text around it.
     replace: function (view, text) {
       var have = view.state.doc.toString();
       if (have === text) return;
-      var start = 0, max = Math.min(have.length, text.length);
-      while (start < max && have.charCodeAt(start) === text.charCodeAt(start)) start++;
-      var end = 0;
-      while (end < max - start && have.charCodeAt(have.length - 1 - end) === text.charCodeAt(text.length - 1 - end)) end++;
-      view.dispatch({ changes: { from: start, to: have.length - end, insert: text.slice(start, text.length - end) },
-        annotations: CM.Transaction.addToHistory.of(false) });
+      view.dispatch({ changes: changes(have, text), annotations: CM.Transaction.addToHistory.of(false) });
     },
+    changes: changes,
   };
+
+  // changes returns the changes [{from, to, insert}] that turn text a into text b, ascending
+  // in a's coordinates, each stretch the two share left alone (Myers' diff, by UTF-16 unit,
+  // never cutting a surrogate pair).
+  // Changes from elsewhere are applied as these, not as one replacement of everything between
+  // the first and the last difference, so that undo and redo find their text where it went.
+  // Past MAX_EDITS differences it gives up and replaces that middle whole.
+  var MAX_EDITS = 2000;
+  function changes(a, b) {
+    var start = 0, max = Math.min(a.length, b.length);
+    while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+    var end = 0;
+    while (end < max - start && a.charCodeAt(a.length - 1 - end) === b.charCodeAt(b.length - 1 - end)) end++;
+    var n = a.length - end - start, m = b.length - end - start;
+    var whole = [{ from: start, to: start + n, insert: b.slice(start, start + m) }];
+    if (!n || !m) return n || m ? wholePairs(a, whole) : [];
+    var limit = Math.min(n + m, MAX_EDITS), off = limit + 1;
+    var v = new Int32Array(2 * limit + 3), trace = [], d, k, x, y;
+    for (d = 0; d <= limit; d++) {
+      trace.push(v.slice());
+      for (k = -d; k <= d; k += 2) {
+        x = k === -d || (k !== d && v[off + k - 1] < v[off + k + 1]) ? v[off + k + 1] : v[off + k - 1] + 1;
+        y = x - k;
+        while (x < n && y < m && a.charCodeAt(start + x) === b.charCodeAt(start + y)) { x++; y++; }
+        v[off + k] = x;
+        if (x >= n && y >= m) return wholePairs(a, backtrack(trace, d, n, m, off, start, b));
+      }
+    }
+    return wholePairs(a, whole);
+  }
+
+  // wholePairs widens changes that would cut a surrogate pair of a by the half they cut
+  // (a writer's emoji is replaced whole), joining changes that then meet.
+  function wholePairs(a, cs) {
+    function cuts(i) {
+      return i > 0 && i < a.length && (a.charCodeAt(i - 1) & 0xfc00) === 0xd800 && (a.charCodeAt(i) & 0xfc00) === 0xdc00;
+    }
+    var out = [];
+    cs.forEach(function (c) {
+      if (cuts(c.from)) { c.from--; c.insert = a.charAt(c.from) + c.insert; }
+      if (cuts(c.to)) { c.insert += a.charAt(c.to); c.to++; }
+      var last = out[out.length - 1];
+      if (last && c.from <= last.to) {
+        // What both took in twice is the same unit of a, at the end of one, the start of the other.
+        last.insert += c.insert.slice(last.to - c.from);
+        last.to = c.to;
+      } else {
+        out.push(c);
+      }
+    });
+    return out;
+  }
+
+  // backtrack walks Myers' trace back from the end, then joins neighbouring edits into changes.
+  function backtrack(trace, dEnd, n, m, off, start, b) {
+    var edits = [], x = n, y = m, d, k, down, pk, px;
+    for (d = dEnd; d > 0; d--) {
+      var v = trace[d];
+      k = x - y;
+      down = k === -d || (k !== d && v[off + k - 1] < v[off + k + 1]);
+      pk = down ? k + 1 : k - 1;
+      px = v[off + pk];
+      // down: b's unit at y-coordinate px-pk is inserted at a's px; right: a's unit px goes.
+      edits.push(down ? { at: px, ins: b.charAt(start + px - pk) } : { at: px, ins: null });
+      x = px;
+      y = px - pk;
+    }
+    var out = [], last = null;
+    for (var i = edits.length - 1; i >= 0; i--) {
+      var e = edits[i], at = start + e.at;
+      if (!last || last.to !== at) { last = { from: at, to: at, insert: "" }; out.push(last); }
+      if (e.ins === null) last.to++;
+      else last.insert += e.ins;
+    }
+    return out;
+  }
 })();

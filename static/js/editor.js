@@ -600,6 +600,13 @@
     }
   }
 
+  // textChange returns the change from text a to text b, for catching up from a whole copy:
+  // each stretch the two share left alone (LoreCM.changes), so the undo history keeps its
+  // places in them.
+  function textChange(a, b) {
+    return OT.fromChangeSet(CM.ChangeSet.of(window.LoreCM.changes(a, b), a.length));
+  }
+
   // ---- applying the stream's events ----------------------------------------------------------
 
   function sectionChange(op) {
@@ -756,7 +763,7 @@
         sec.inflightSeq = 0;
       }
       // What changed on the server since, as one change: rebased over what is unsent.
-      remoteText(sec, OT.diff(sec.base, s.body), snap.version);
+      remoteText(sec, textChange(sec.base, s.body), snap.version);
       sec.recent = [];
       sec.recentFrom = snap.version;
       sec.title = s.title;
@@ -799,7 +806,7 @@
               corrections++;
               root.dataset.corrections = String(corrections);
               console.warn("loreweave editor: section " + s.id + " differed from the server's copy at version " + version + "; took the server's");
-              remoteText(sec, OT.diff(sec.base, s.body), version);
+              remoteText(sec, textChange(sec.base, s.body), version);
             }
           });
         })
