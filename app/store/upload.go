@@ -123,7 +123,13 @@ func ReadUpload(w http.ResponseWriter, r *http.Request, limits UploadLimits) (Ne
 			return NewAsset{}, uploadReadError(err, limits.Model)
 		}
 		if part.FormName() == "file" {
-			return readFilePart(part, limits)
+			n, err := readFilePart(part, limits)
+			if e := (*apierr.Error)(nil); errors.As(err, &e) && e.Code == "file_too_large" {
+				// Read the rest (up to the body's cap) so the client, still sending, gets the
+				// answer rather than a reset connection.
+				_, _ = io.Copy(io.Discard, r.Body)
+			}
+			return n, err
 		}
 	}
 }
