@@ -51,7 +51,8 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	if err != nil {
 		return w.notFound(e)
 	}
-	v, err := w.documentView(world, d, eraID, eraName, store.CanEdit(pl.role))
+	editable := store.CanEdit(pl.role)
+	v, err := w.documentView(world, d, eraID, eraName, editable)
 	if err != nil {
 		return err
 	}
@@ -66,16 +67,15 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	if v.Body.Timeline != nil {
 		p.Scripts = append(p.Scripts, static.URL("js/timeline_axis.js"))
 	}
-	if v.Body.Timeline != nil && store.CanEdit(pl.role) {
-		v.TimelineEditor = &views.TimelineEditorView{ContentURL: "/w/" + world.Slug + "/d/" + d.ID + "/content" + eraQuery(eraID), CSRF: p.CSRF}
+	if v.Body.Timeline != nil && editable {
+		v.TimelineEditor = &views.TimelineEditorView{ContentURL: editURL(world, d, eraID, "content"), CSRF: p.CSRF}
 		p.Scripts = append(p.Scripts, static.URL("js/write.js"), static.URL("js/timeline_editor.js"))
 	}
-	if editable := store.CanEdit(pl.role); editable && (v.Body.Card != nil || v.Body.Folder != nil) {
+	if editable && (v.Body.Card != nil || v.Body.Folder != nil) {
 		nonce, err := styleNonce()
 		if err != nil {
 			return err
 		}
-		editorPage := "/w/" + world.Slug + "/d/" + d.ID
 		scripts := []string{static.URL("vendor/codemirror/codemirror.js"), static.URL("js/cm_setup.js")}
 		if v.Body.Card != nil {
 			if v.Editor, err = w.cardEditor(world, d, eraID, p.CSRF, nonce); err != nil {
@@ -91,7 +91,7 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 			if err != nil {
 				return err
 			}
-			v.FolderEditor = &views.FolderEditorView{ContentURL: editorPage + "/content" + eraQuery(eraID), CSRF: p.CSRF, StyleNonce: nonce,
+			v.FolderEditor = &views.FolderEditorView{ContentURL: editURL(world, d, eraID, "content"), CSRF: p.CSRF, StyleNonce: nonce,
 				Description: folder.(*ops.Folder).Description}
 			scripts = append(scripts, static.URL("js/folder_editor.js"))
 		}
@@ -104,7 +104,7 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 		p.Styles = []string{static.URL("vendor/leaflet/leaflet.css")}
 		p.Scripts = []string{static.URL("vendor/leaflet/leaflet.js"), static.URL("js/map.js"), static.URL("js/live.js")}
 		e.Response.Header().Set("Content-Security-Policy", mapCSP)
-		if store.CanEdit(pl.role) {
+		if editable {
 			if v.MapEditor, err = w.mediaEditor(world, d, eraID, p.CSRF, store.AssetImage); err != nil {
 				return err
 			}
@@ -114,7 +114,7 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	case "animator":
 		p.Modules = []string{static.URL("vendor/model-viewer/model-viewer.min.js")}
 		e.Response.Header().Set("Content-Security-Policy", modelViewerCSP)
-		if store.CanEdit(pl.role) {
+		if editable {
 			if v.AnimatorEditor, err = w.mediaEditor(world, d, eraID, p.CSRF, store.AssetModel); err != nil {
 				return err
 			}
@@ -122,6 +122,11 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 		}
 	}
 	return render(e, http.StatusOK, views.DocumentPage(p, v))
+}
+
+// editURL is the address of one of a document page's JSON writes (content, cursor) in the era.
+func editURL(world store.World, d store.Document, eraID, action string) string {
+	return "/w/" + world.Slug + "/d/" + d.ID + "/" + action + eraQuery(eraID)
 }
 
 // maxAssetChoices bounds the files an editor's chooser lists.
@@ -135,7 +140,7 @@ func (w *Web) mediaEditor(world store.World, d store.Document, eraID, csrf, kind
 		return nil, err
 	}
 	m := &views.MediaEditorView{
-		ContentURL:   "/w/" + world.Slug + "/d/" + d.ID + "/content" + eraQuery(eraID),
+		ContentURL:   editURL(world, d, eraID, "content"),
 		UploadURL:    "/w/" + world.Slug + "/assets",
 		CSRF:         csrf,
 		SearchURL:    "/api/v1/worlds/" + world.ID + "/search" + eraQuery(eraID),
@@ -285,10 +290,9 @@ func (w *Web) cardEditor(world store.World, d store.Document, eraID, csrf, nonce
 	if err != nil {
 		return nil, err
 	}
-	page := "/w/" + world.Slug + "/d/" + d.ID
 	return &views.CardEditorView{
-		ContentURL:  page + "/content" + eraQuery(eraID),
-		CursorURL:   page + "/cursor" + eraQuery(eraID),
+		ContentURL:  editURL(world, d, eraID, "content"),
+		CursorURL:   editURL(world, d, eraID, "cursor"),
 		DocumentAPI: "/api/v1/worlds/" + world.ID + "/documents/" + d.ID + eraQuery(eraID),
 		CSRF:        csrf,
 		StyleNonce:  nonce,

@@ -15,10 +15,7 @@
       return res.json().catch(function () { return null; }).then(function (body) {
         if (!res.ok) {
           var msg = body && body.error ? body.error.message : "the server answered " + res.status;
-          var err = new Error(msg.charAt(0).toUpperCase() + msg.slice(1));
-          err.code = body && body.error ? body.error.code : "";
-          err.status = res.status;
-          throw err;
+          throw new Error(msg.charAt(0).toUpperCase() + msg.slice(1));
         }
         return body;
       });
