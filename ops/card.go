@@ -30,6 +30,9 @@ type Section struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 	Body  string `json:"body"`
+	// Secret sections are seen by the world's editors only (a game master's notes): viewers
+	// get the card without them (Public) in every channel.
+	Secret bool `json:"secret,omitempty"`
 }
 
 const (
@@ -77,6 +80,7 @@ func init() {
 			"card.editSectionText": cardEditSectionText,
 			"card.moveSection":     cardMoveSection,
 			"card.removeSection":   cardRemoveSection,
+			"card.setSectionSecret": cardSetSectionSecret,
 		},
 	})
 }
@@ -289,9 +293,10 @@ func listIndex(field string, n *jsonNumber, max int) (int, error) {
 
 type addSectionParams struct {
 	opField
-	Title *string     `json:"title"`
-	Body  *string     `json:"body"`
-	Index *jsonNumber `json:"index"`
+	Title  *string     `json:"title"`
+	Body   *string     `json:"body"`
+	Index  *jsonNumber `json:"index"`
+	Secret *bool       `json:"secret"`
 }
 
 // sectionApplied is the applied form of card.addSection: the whole new section and where
@@ -332,6 +337,9 @@ func cardAddSection(c *opCtx, doc Document) (any, error) {
 	}
 	if len(card.Sections) >= maxSections {
 		return nil, tooMany("sections", "sections", maxSections)
+	}
+	if p.Secret != nil {
+		sec.Secret = *p.Secret
 	}
 	sec.ID = c.newID("sec-")
 	card.Sections = slices.Insert(card.Sections, at, sec)
@@ -701,4 +709,58 @@ func cardRemoveSection(c *opCtx, doc Document) (any, error) {
 	id := card.Sections[i].ID
 	card.Sections = slices.Delete(card.Sections, i, i+1)
 	return idApplied{c.name, id}, nil
+}
+
+type setSectionSecretParams struct {
+	opField
+	ID     *string `json:"id"`
+	Secret *bool   `json:"secret"`
+}
+
+// cardSetSectionSecret marks a section secret (editors only) or not.
+func cardSetSectionSecret(c *opCtx, doc Document) (any, error) {
+	card := doc.(*Card)
+	var p setSectionSecretParams
+	if err := c.params(&p); err != nil {
+		return nil, err
+	}
+	i, err := card.findSection(c.name, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if p.Secret == nil {
+		return nil, required(c.name, "secret")
+	}
+	card.Sections[i].Secret = *p.Secret
+	return struct {
+		Op     string `json:"op"`
+		ID     string `json:"id"`
+		Secret bool   `json:"secret"`
+	}{c.name, card.Sections[i].ID, *p.Secret}, nil
+}
+
+// HasSecrets implements Secretive.
+func (c *Card) HasSecrets() bool {
+	return slices.ContainsFunc(c.Sections, func(s Section) bool { return s.Secret })
+}
+
+// Public implements Secretive: the card without its secret sections.
+func (c *Card) Public() Document {
+	if !c.HasSecrets() {
+		return c
+	}
+	out := c.clone().(*Card)
+	out.Sections = slices.DeleteFunc(out.Sections, func(s Section) bool { return s.Secret })
+	return out
+}
+
+// SecretText implements Secretive: the titles and bodies of the secret sections.
+func (c *Card) SecretText(plain func(string) string) string {
+	var parts []string
+	for _, s := range c.Sections {
+		if s.Secret {
+			parts = append(parts, s.Title, plain(s.Body))
+		}
+	}
+	return joinText(parts)
 }

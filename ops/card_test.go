@@ -131,6 +131,16 @@ func TestCardOps(t *testing.T) {
 			applied: []string{`{"op":"card.removeSection","id":"sec-a"}`}},
 		{name: "removeSection unknown id", data: adaCard, ops: []string{`{"op":"card.removeSection","id":"sec-z"}`}, code: CodeNotFoundInDocument, field: "id"},
 		{name: "removeSection unknown parameter", data: adaCard, ops: []string{`{"op":"card.removeSection","id":"sec-a","force":true}`}, code: CodeInvalidField, field: "force"},
+
+		{name: "setSectionSecret", data: adaCard, ops: []string{`{"op":"card.setSectionSecret","id":"sec-b","secret":true}`},
+			want:    strings.Replace(adaCard, `"body":"Notes 😀."}`, `"body":"Notes 😀.","secret":true}`, 1),
+			applied: []string{`{"op":"card.setSectionSecret","id":"sec-b","secret":true}`}},
+		{name: "setSectionSecret false", data: strings.Replace(adaCard, `"body":"Notes 😀."}`, `"body":"Notes 😀.","secret":true}`, 1),
+			ops: []string{`{"op":"card.setSectionSecret","id":"sec-b","secret":false}`}, want: adaCard,
+			applied: []string{`{"op":"card.setSectionSecret","id":"sec-b","secret":false}`}},
+		{name: "setSectionSecret without secret", data: adaCard, ops: []string{`{"op":"card.setSectionSecret","id":"sec-b"}`}, code: CodeInvalidField, field: "secret"},
+		{name: "setSectionSecret not a boolean", data: adaCard, ops: []string{`{"op":"card.setSectionSecret","id":"sec-b","secret":"yes"}`}, code: CodeInvalidField, field: "secret"},
+		{name: "setSectionSecret unknown id", data: adaCard, ops: []string{`{"op":"card.setSectionSecret","id":"sec-z","secret":true}`}, code: CodeNotFoundInDocument, field: "id"},
 	})
 }
 
@@ -271,5 +281,31 @@ func TestCardTextPrefersItsOwnName(t *testing.T) {
 	}
 	if got := doc.Text("Ada"); got != "Ada" {
 		t.Fatalf("Text of the unnamed card = %q", got)
+	}
+}
+
+func TestCardPublicLeavesOutSecretSections(t *testing.T) {
+	doc, err := Decode("card", []byte(strings.Replace(adaCard, `"body":"Notes 😀."}`, `"body":"Notes 😀.","secret":true}`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !HasSecrets(doc) {
+		t.Fatal("HasSecrets = false for a card with a secret section")
+	}
+	pub := Public(doc)
+	if got := string(pub.JSON()); strings.Contains(got, "Notes") || !strings.Contains(got, "Born in London.") {
+		t.Fatalf("Public = %s", got)
+	}
+	if got := pub.Text("Ada"); strings.Contains(got, "Notes") || strings.Contains(got, "Work") {
+		t.Fatalf("Public text = %q", got)
+	}
+	if got := doc.(Secretive).SecretText(asIs); got != "Work\nNotes 😀." {
+		t.Fatalf("SecretText = %q", got)
+	}
+	if !strings.Contains(string(doc.JSON()), "Notes") {
+		t.Fatal("Public changed the document it was given")
+	}
+	if HasSecrets(pub) || Public(pub) != pub {
+		t.Fatal("a card without secrets is its own public form")
 	}
 }

@@ -18,7 +18,8 @@ type OpSpec struct {
 // ParamSpec describes one parameter of an operation, or one member or element of one.
 type ParamSpec struct {
 	Name string `json:"name,omitempty"`
-	// Type is a JSON Schema type: "string", "integer", "number", "array" or "object".
+	// Type is a JSON Schema type: "string", "integer", "number", "boolean", "array" or
+	// "object".
 	Type        string `json:"type"`
 	Required    bool   `json:"required"`
 	Description string `json:"description"`
@@ -78,6 +79,7 @@ func Catalog() []OpSpec {
 			param("title", "string", true, fmt.Sprintf("1 to %d characters.", maxTitle)),
 			param("body", "string", false, fmt.Sprintf("At most %d characters.", maxBody)),
 			param("index", "integer", false, "Position of the new section, 0 first; default last."),
+			param("secret", "boolean", false, "True makes the section secret: seen by the world's owners, admins and editors only; default false."),
 		}},
 		{Name: "card.updateSection", DocumentType: "card", Summary: "Sets a section's title, body or both; a new body replaces the whole text.", Params: []ParamSpec{
 			idOf("section"),
@@ -103,6 +105,10 @@ func Catalog() []OpSpec {
 		}},
 		{Name: "card.removeSection", DocumentType: "card", Summary: "Removes a section.", Params: []ParamSpec{
 			idOf("section"),
+		}},
+		{Name: "card.setSectionSecret", DocumentType: "card", Summary: "Marks a section secret (seen by the world's owners, admins and editors only, never by viewers) or not.", Params: []ParamSpec{
+			idOf("section"),
+			param("secret", "boolean", true, "True hides the section from viewers; false shows it to every member."),
 		}},
 
 		{Name: "folder.setDescription", DocumentType: "folder", Summary: "Sets the folder's description.", Params: []ParamSpec{

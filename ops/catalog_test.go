@@ -21,6 +21,7 @@ var paramStructs = map[string]any{
 	"card.editSectionText":   editSectionTextParams{},
 	"card.moveSection":       moveSectionParams{},
 	"card.removeSection":     removeParams{},
+	"card.setSectionSecret":  setSectionSecretParams{},
 	"folder.setDescription":  setDescriptionParams{},
 	"map.setImage":           setImageParams{},
 	"map.addPin":             addPinParams{},
@@ -102,6 +103,8 @@ func checkType(t *testing.T, where string, p ParamSpec, ft reflect.Type) {
 		ok = p.Type == "integer" || p.Type == "number"
 	case ft.Kind() == reflect.String:
 		ok = p.Type == "string"
+	case ft.Kind() == reflect.Bool:
+		ok = p.Type == "boolean"
 	case ft.Kind() == reflect.Slice:
 		ok = p.Type == "array" && p.Items != nil
 		if ok {

@@ -54,6 +54,30 @@ type MarkdownText interface {
 	PlainText(name string, plain func(markdown string) string) string
 }
 
+// Secretive is implemented by documents that can hold parts only the world's editors may
+// see (a card's secret sections).
+type Secretive interface {
+	HasSecrets() bool
+	// Public returns the document without its secret parts (itself when it has none).
+	Public() Document
+	// SecretText is the plain text of the secret parts, each Markdown part through plain.
+	SecretText(plain func(markdown string) string) string
+}
+
+// Public returns what a viewer of the world may see of doc: doc without its secret parts.
+func Public(doc Document) Document {
+	if s, ok := doc.(Secretive); ok {
+		return s.Public()
+	}
+	return doc
+}
+
+// HasSecrets reports whether doc holds parts only editors may see.
+func HasSecrets(doc Document) bool {
+	s, ok := doc.(Secretive)
+	return ok && s.HasSecrets()
+}
+
 // asIs leaves Markdown as it is written.
 func asIs(markdown string) string { return markdown }
 
