@@ -299,7 +299,7 @@ func TestCardPublicLeavesOutSecretSections(t *testing.T) {
 	if got := pub.Text("Ada"); strings.Contains(got, "Notes") || strings.Contains(got, "Work") {
 		t.Fatalf("Public text = %q", got)
 	}
-	if got := doc.(Secretive).SecretText(asIs); got != "Work\nNotes 😀." {
+	if got := doc.(Secretive).SecretText(asIs); got != "Work Notes 😀." {
 		t.Fatalf("SecretText = %q", got)
 	}
 	if !strings.Contains(string(doc.JSON()), "Notes") {
