@@ -48,6 +48,8 @@ type commitJob struct {
 // a statement journal to undo one statement alone.
 type statements struct {
 	docExists, updateState, insertState, insertOp, insertOutbox *sql.Stmt
+	// the backlinks table (see links.go)
+	deleteLinks, insertLink *sql.Stmt
 	// the op log's bound (see writeTx.appendOp)
 	opTotal, opsAfter, trimOps *sql.Stmt
 }
@@ -65,6 +67,8 @@ func prepare(db *sql.DB) (*statements, error) {
 		{&st.opTotal, "SELECT total FROM document_ops WHERE document = ? AND era = ? AND version = ?"},
 		{&st.opsAfter, "SELECT version, total FROM document_ops WHERE document = ? AND era = ? AND version > ? ORDER BY version"},
 		{&st.trimOps, "DELETE FROM document_ops WHERE document = ? AND era = ? AND version <= ?"},
+		{&st.deleteLinks, "DELETE FROM document_links WHERE source = ? AND era = ?"},
+		{&st.insertLink, "INSERT OR FAIL INTO document_links (source, era, world, position, target, targetName, context, secret) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"},
 		{&st.insertOutbox, "INSERT OR FAIL INTO outbox (kind, world, document, era, subject, created) VALUES (?, ?, ?, ?, ?, ?)"},
 	} {
 		s, err := db.Prepare(p.sql)
@@ -77,7 +81,7 @@ func prepare(db *sql.DB) (*statements, error) {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.docExists, st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.opTotal, st.opsAfter, st.trimOps} {
+	for _, s := range []*sql.Stmt{st.docExists, st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.opTotal, st.opsAfter, st.trimOps, st.deleteLinks, st.insertLink} {
 		if s != nil {
 			_ = s.Close()
 		}

@@ -14,6 +14,9 @@ type liveState struct {
 	row  stateRow // id, era, version, forkedVersion; data and text are not kept here
 	doc  ops.Document
 	data []byte // doc.JSON()
+	// links are the document's rows in document_links for this era, when known
+	links      []ops.Link
+	linksKnown bool
 }
 
 // stateCache holds live states up to a total size of their data.

@@ -130,6 +130,9 @@ type Change struct {
 	Ops          []byte // ops as applied (JSON array), for content changes
 	Actor        Actor
 	Client       Client // the editor that sent a content change, if it said
+	// LinkTargets are the documents a content change linked or unlinked (by id): their
+	// "Linked from" changed.
+	LinkTargets []string
 }
 
 // OnChange registers fn to be called after every committed change made through this Store,

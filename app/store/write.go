@@ -94,8 +94,11 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	var found bool
 	doc := ops.Empty(d.DocumentType)
 	var oldSize int // of the stored data
+	var oldLinks []ops.Link
+	linksKnown := false
 	if st, ok := s.states.get(d.ID, req.EraID); ok {
 		row, found, doc, oldSize = st.row, true, st.doc, len(st.data)
+		oldLinks, linksKnown = st.links, st.linksKnown
 	} else {
 		var err error
 		row, found, err = s.loadState(s.app.DB(), d, chain)
@@ -112,7 +115,9 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 			}
 		}
 	}
-	res, err := ops.Apply(doc, ops.Request{Version: row.Version, Ops: req.Ops, Env: s.opsEnv(d, req.EraID, chain, row.Version)})
+	// Links written by name become links by id where exactly one document has the name.
+	batch := ops.ResolveLinkNames(req.Ops, s.resolveName(d.WorldID, chain))
+	res, err := ops.Apply(doc, ops.Request{Version: row.Version, Ops: batch, Env: s.opsEnv(d, req.EraID, chain, row.Version)})
 	if err != nil {
 		return WriteResult{}, Change{}, err
 	}
@@ -131,6 +136,15 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	if !own {
 		rowID = newID()
 	}
+	// The backlinks table follows the document's links: rewritten when they changed, and on
+	// an era's first write (the era's own rows now stand for the document there).
+	links := ops.DocumentLinks(res.Doc)
+	if !linksKnown && found {
+		if oldLinks, err = s.storedLinks(d.ID, row.Era); err != nil {
+			return WriteResult{}, Change{}, err
+		}
+	}
+	writeLinks := !own || linksChanged(oldLinks, links)
 	var seq int64
 	err = s.commits.do(func(w *writeTx) error {
 		t := now()
@@ -161,6 +175,11 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		if err := w.appendOp(d.ID, req.EraID, version, applied, req.Actor.UserID, req.Actor.Credential, t, req.Client); err != nil {
 			return err
 		}
+		if writeLinks {
+			if err := w.writeLinks(d.WorldID, d.ID, req.EraID, links); err != nil {
+				return err
+			}
+		}
 		var err error
 		seq, err = w.outbox("document.content", d.WorldID, d.ID, req.EraID, "")
 		return err
@@ -184,11 +203,14 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		forked = row.Version
 	}
 	if ops.IsBuiltin(d.DocumentType) {
-		s.states.put(d.ID, &liveState{row: stateRow{ID: rowID, Era: req.EraID, Version: version, ForkedVersion: forked}, doc: res.Doc, data: data})
+		s.states.put(d.ID, &liveState{row: stateRow{ID: rowID, Era: req.EraID, Version: version, ForkedVersion: forked}, doc: res.Doc, data: data, links: links, linksKnown: true})
 	}
 	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: res.Applied, Client: req.Client}
 	change := Change{Seq: seq, Kind: "document.content", WorldID: d.WorldID, DocumentID: d.ID, EraID: req.EraID,
 		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor, Client: req.Client}
+	if linksChanged(oldLinks, links) {
+		change.LinkTargets = linkTargets(oldLinks, links)
+	}
 	return out, change, nil
 }
 

@@ -1,0 +1,53 @@
+package pb_migrations
+
+import (
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/migrations"
+)
+
+// document_links is the backlinks table: one row per document (source), era and linked
+// document (target), written with each content write in the write's own transaction. A
+// link by name keeps target empty and the name in targetName. A trigger takes a deleted
+// document's rows with it, as for the op log. Documents get an index by name, which
+// resolving a link written by name reads.
+func init() {
+	migrations.Register(func(app core.App) error {
+		documents, err := app.FindCollectionByNameOrId("documents")
+		if err != nil {
+			return err
+		}
+		documents.AddIndex("idx_documents_world_name", false, "world, name COLLATE NOCASE", "")
+		if err := app.Save(documents); err != nil {
+			return err
+		}
+		return exec(app,
+			`CREATE TABLE document_links (
+				source     TEXT NOT NULL,
+				era        TEXT NOT NULL DEFAULT '',
+				world      TEXT NOT NULL,
+				position   INTEGER NOT NULL,
+				target     TEXT NOT NULL DEFAULT '',
+				targetName TEXT NOT NULL DEFAULT '' COLLATE NOCASE,
+				context    TEXT NOT NULL DEFAULT '',
+				secret     BOOLEAN NOT NULL DEFAULT FALSE
+			)`,
+			"CREATE UNIQUE INDEX idx_document_links_source ON document_links (source, era, position)",
+			"CREATE INDEX idx_document_links_target ON document_links (target, era)",
+			"CREATE INDEX idx_document_links_name ON document_links (world, targetName)",
+			`CREATE TRIGGER document_links_cascade AFTER DELETE ON documents BEGIN
+				DELETE FROM document_links WHERE source = OLD.id;
+			END`,
+		)
+	}, func(app core.App) error {
+		if documents, err := app.FindCollectionByNameOrId("documents"); err == nil {
+			documents.RemoveIndex("idx_documents_world_name")
+			if err := app.Save(documents); err != nil {
+				return err
+			}
+		}
+		return exec(app,
+			"DROP TRIGGER IF EXISTS document_links_cascade",
+			"DROP TABLE IF EXISTS document_links",
+		)
+	})
+}
