@@ -55,3 +55,9 @@ func PublicBatch(before, after Document, applied []json.RawMessage) bool {
 	}
 	return true
 }
+
+// CanHoldSecrets reports whether documents of type typ can have secret parts.
+func CanHoldSecrets(typ string) bool {
+	_, ok := Empty(typ).(Secretive)
+	return ok
+}

@@ -189,6 +189,8 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: res.Applied, Client: req.Client}
 	change := Change{Seq: seq, Kind: "document.content", WorldID: d.WorldID, DocumentID: d.ID, EraID: req.EraID,
 		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor, Client: req.Client}
+	// Secret sections: what a viewer's stream may be sent of this write.
+	change.Public, change.Doc = ops.PublicBatch(doc, res.Doc, res.Applied), res.Doc
 	return out, change, nil
 }
 
