@@ -31,6 +31,10 @@ type Query struct {
 	Text         string
 	DocumentType string
 	Page         store.Page
+	// Secrets is set for callers who may see secret parts (the world's owners, admins and
+	// editors): the query then also matches the text of secret card sections, and snippets
+	// may show it. Unset, secret text is never matched nor shown.
+	Secrets bool
 }
 
 // Hit is one matching document.
