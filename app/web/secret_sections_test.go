@@ -50,7 +50,9 @@ func TestSecretSectionsOnTheDocumentPage(t *testing.T) {
 
 	// Marking "Life" secret through the web write path hides it from the viewer too.
 	var sections struct {
-		Content struct{ Data struct{ Sections []struct{ ID, Title string } } }
+		Content struct {
+			Data struct{ Sections []struct{ ID, Title string } }
+		}
 	}
 	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card), http.StatusOK).JSON(t, &sections)
 	life := sections.Content.Data.Sections[0].ID
