@@ -61,3 +61,13 @@ func CanHoldSecrets(typ string) bool {
 	_, ok := Empty(typ).(Secretive)
 	return ok
 }
+
+// IsSecretPart reports whether id names a secret part of doc (a card's secret section).
+func IsSecretPart(doc Document, id string) bool {
+	c, ok := doc.(*Card)
+	if !ok {
+		return false
+	}
+	i := c.section(id)
+	return i >= 0 && c.Sections[i].Secret
+}

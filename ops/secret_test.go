@@ -60,3 +60,16 @@ func TestPublicBatch(t *testing.T) {
 		t.Fatal("an op PublicBatch does not know is safe")
 	}
 }
+
+func TestIsSecretPart(t *testing.T) {
+	doc, err := Decode("card", []byte(strings.Replace(adaCard, `"body":"Notes 😀."}`, `"body":"Notes 😀.","secret":true}`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsSecretPart(doc, "sec-b") || IsSecretPart(doc, "sec-a") || IsSecretPart(doc, "sec-z") || IsSecretPart(Empty("folder"), "sec-b") {
+		t.Fatal("IsSecretPart")
+	}
+	if !CanHoldSecrets("card") || CanHoldSecrets("timeline") || CanHoldSecrets("some-tool-type") {
+		t.Fatal("CanHoldSecrets")
+	}
+}

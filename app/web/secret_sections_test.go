@@ -71,3 +71,42 @@ func TestSecretSectionsOnTheDocumentPage(t *testing.T) {
 		t.Fatalf("viewer write: %d", res.Status)
 	}
 }
+
+// TestSecretSectionCursors: a cursor in a secret section reaches the editors' streams only; a
+// cursor in a public section reaches viewers too.
+func TestSecretSectionCursors(t *testing.T) {
+	s := apptest.Start(t)
+	ann, ed, vi := s.NewUser("Ann"), s.NewUser("Ed"), s.NewUser("Vi")
+	w := newWorld(t, s, ann, "Tidewater")
+	s.AddMember(ann, w.ID, ed, "editor")
+	s.AddMember(ann, w.ID, vi, "viewer")
+	card := w.doc(t, "Vharn", "card", "", "")
+	w.apply(t, card, "",
+		map[string]any{"op": "card.addSection", "title": "Life", "body": "Born at sea."},
+		map[string]any{"op": "card.addSection", "title": "Plot", "body": "zephyrword", "secret": true})
+	var d struct {
+		Content struct{ Data struct{ Sections []struct{ ID string } } }
+	}
+	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card), http.StatusOK).JSON(t, &d)
+	life, plot := d.Content.Data.Sections[0].ID, d.Content.Data.Sections[1].ID
+	api := "/api/v1/worlds/" + w.ID + "/documents/" + card + "/events"
+	edStream, viStream := s.Stream(ed.Key, api), s.Stream(vi.Key, api)
+	edStream.Expect(t, "snapshot")
+	viStream.Expect(t, "snapshot")
+
+	b := s.SignIn(ann)
+	token := s.CSRFToken(b, "/")
+	path := "/w/" + w.Slug + "/d/" + card + "/cursor"
+	for _, field := range []string{plot, life} {
+		s.Must(editorPost(s, b, token, path, map[string]any{"clientId": "tab-1", "field": field, "anchor": 1, "head": 1, "version": 1}), http.StatusNoContent)
+	}
+	if ev := edStream.Expect(t, "cursor"); !strings.Contains(ev.Data, plot) {
+		t.Fatalf("editor's first cursor: %s", ev.Data)
+	}
+	if ev := edStream.Expect(t, "cursor"); !strings.Contains(ev.Data, life) {
+		t.Fatalf("editor's second cursor: %s", ev.Data)
+	}
+	if ev := viStream.Expect(t, "cursor"); !strings.Contains(ev.Data, life) {
+		t.Fatalf("viewer's first cursor (the one in the secret section must not come): %s", ev.Data)
+	}
+}
