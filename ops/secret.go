@@ -41,11 +41,13 @@ func PublicBatch(before, after Document, applied []json.RawMessage) bool {
 			if secretIn(b, op.ID) || secretIn(a, op.ID) {
 				return false
 			}
-		case "card.addSection":
+		case "card.addSection", "card.setSectionSecret":
+			// A section made secret within the batch is unsafe even when the batch then
+			// removes it: the ops between may hold its secret text.
 			if op.Secret || secrets {
 				return false
 			}
-		case "card.moveSection", "card.removeSection", "card.setSectionSecret":
+		case "card.moveSection", "card.removeSection":
 			if secrets {
 				return false
 			}

@@ -26,6 +26,7 @@ func TestPublicBatch(t *testing.T) {
 		{"mark secret", "card", adaCard, []string{`{"op":"card.setSectionSecret","id":"sec-b","secret":true}`}, false},
 		{"mark public", "card", secretB, []string{`{"op":"card.setSectionSecret","id":"sec-b","secret":false}`}, false},
 		{"edit a section then mark it secret", "card", adaCard, []string{`{"op":"card.updateSection","id":"sec-b","body":"Plans."}`, `{"op":"card.setSectionSecret","id":"sec-b","secret":true}`}, false},
+		{"mark secret, write, remove: no secrets before or after", "card", adaCard, []string{`{"op":"card.setSectionSecret","id":"sec-b","secret":true}`, `{"op":"card.updateSection","id":"sec-b","body":"twist"}`, `{"op":"card.removeSection","id":"sec-b"}`}, false},
 		{"unmark a section that was never secret", "card", adaCard, []string{`{"op":"card.setSectionSecret","id":"sec-b","secret":false}`}, true},
 		{"add a public section, no secrets", "card", adaCard, []string{`{"op":"card.addSection","title":"Later","index":0}`}, true},
 		{"add a public section among secrets", "card", secretB, []string{`{"op":"card.addSection","title":"Later"}`}, false},
