@@ -11,8 +11,8 @@ import "encoding/json"
 // Documents that cannot hold secrets always give true. For cards: renames, aliases and
 // properties are safe; an op addressing a section by id is safe when that section is public
 // before and after; ops that add, move or remove sections (whose indexes count the secret
-// sections too) or mark one secret or public are safe only when neither state has secrets;
-// a section added secret, or an op this function does not know, is never safe.
+// sections too) or mark one public are safe only when neither state has secrets; a section
+// added or marked secret, or an op this function does not know, is never safe.
 func PublicBatch(before, after Document, applied []json.RawMessage) bool {
 	b, okB := before.(*Card)
 	a, okA := after.(*Card)
