@@ -26,7 +26,9 @@ func TestSecretSectionsOverMCP(t *testing.T) {
 	s.WaitSearchable(ed.Key, w, "zephyrword")
 
 	type doc struct {
-		Data struct{ Sections []struct{ Title, Body string } }
+		Data struct {
+			Sections []struct{ Title, Body string }
+		}
 		Text string
 	}
 	type hits struct {

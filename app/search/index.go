@@ -32,7 +32,7 @@ const (
 	// fieldSecret holds the text of secret parts (a card's secret sections): only the
 	// world's editors' queries look in it (Query.Secrets).
 	fieldSecret = "secret"
-	fieldKind     = "kind"
+	fieldKind   = "kind"
 )
 
 // internalSeq is the internal key under which the last indexed outbox sequence is stored.

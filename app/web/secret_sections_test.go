@@ -85,7 +85,9 @@ func TestSecretSectionCursors(t *testing.T) {
 		map[string]any{"op": "card.addSection", "title": "Life", "body": "Born at sea."},
 		map[string]any{"op": "card.addSection", "title": "Plot", "body": "zephyrword", "secret": true})
 	var d struct {
-		Content struct{ Data struct{ Sections []struct{ ID string } } }
+		Content struct {
+			Data struct{ Sections []struct{ ID string } }
+		}
 	}
 	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card), http.StatusOK).JSON(t, &d)
 	life, plot := d.Content.Data.Sections[0].ID, d.Content.Data.Sections[1].ID
