@@ -10,6 +10,7 @@ import (
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
 )
 
 type updateDocumentBody struct {
@@ -90,10 +91,19 @@ var errPageFull = errors.New("api: op log page full")
 // opLog returns the accepted requests after ?since= (default 0), oldest first, at most
 // ?limit= (default 100, at most 1000) and MaxOpLogPageBytes of them. When the versions after
 // since are no longer kept, the page starts at the oldest version kept and says so.
+//
+// A viewer is refused the op log of a document type that can hold secret parts (cards): its
+// entries carry the text of secret sections, and of sections that were secret when they
+// were written (a section marked secret, then removed, leaves no mark a filter could go
+// by). Viewers follow such documents by reading them or through their event stream, which
+// send the public form.
 func (a *API) opLog(e *core.RequestEvent) error {
-	_, d, err := a.document(e, auth.ReadContent)
+	_, d, role, err := a.documentAs(e, auth.ReadContent)
 	if err != nil {
 		return err
+	}
+	if !store.CanEdit(role) && ops.CanHoldSecrets(d.DocumentType) {
+		return apierr.Forbidden("the op log of a %s is for the world's owners, admins and editors: it can hold secret sections; read the document or follow its event stream instead", d.DocumentType)
 	}
 	q := e.Request.URL.Query()
 	since, limit := int64(0), 100

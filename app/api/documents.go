@@ -47,18 +47,35 @@ func era(e *core.RequestEvent) string { return e.Request.URL.Query().Get("era") 
 
 // document resolves the world (checked for need) and a document visible in ?era=.
 func (a *API) document(e *core.RequestEvent, need auth.Need) (store.World, store.Document, error) {
-	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), need)
+	w, d, _, err := a.documentAs(e, need)
+	return w, d, err
+}
+
+// documentAs is document that also returns the caller's role in the world: content reads
+// leave secret parts out for roles that may not edit (see readContent).
+func (a *API) documentAs(e *core.RequestEvent, need auth.Need) (store.World, store.Document, string, error) {
+	w, role, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), need)
 	if err != nil {
-		return store.World{}, store.Document{}, err
+		return store.World{}, store.Document{}, "", err
 	}
 	if _, err := a.Store.EraChain(w.ID, era(e)); err != nil {
-		return store.World{}, store.Document{}, err
+		return store.World{}, store.Document{}, "", err
 	}
 	d, err := a.Store.Document(w.ID, e.Request.PathValue("documentId"), era(e))
 	if err != nil {
-		return store.World{}, store.Document{}, apierr.NotFound("document")
+		return store.World{}, store.Document{}, "", apierr.NotFound("document")
 	}
-	return w, d, nil
+	return w, d, role, nil
+}
+
+// readContent reads d's content in ?era= as role may see it: the world's editors see secret
+// sections, viewers get the content without them.
+func (a *API) readContent(e *core.RequestEvent, d store.Document, role string) (store.Content, error) {
+	c, err := a.Store.Content(d, era(e))
+	if err != nil || store.CanEdit(role) {
+		return c, err
+	}
+	return c.Public(d), nil
 }
 
 type createDocumentBody struct {
@@ -116,11 +133,11 @@ func (a *API) listDocuments(e *core.RequestEvent) error {
 }
 
 func (a *API) getDocument(e *core.RequestEvent) error {
-	_, d, err := a.document(e, auth.ReadContent)
+	_, d, role, err := a.documentAs(e, auth.ReadContent)
 	if err != nil {
 		return err
 	}
-	c, err := a.Store.Content(d, era(e))
+	c, err := a.readContent(e, d, role)
 	if err != nil {
 		return err
 	}

@@ -4,16 +4,18 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/store"
 )
 
 // documentEvents streams a document's changes (Server-Sent Events). Same visibility and plan
-// rules as a content read.
+// rules as a content read; a viewer of the world gets the document's public stream (without
+// secret parts).
 func (a *API) documentEvents(e *core.RequestEvent) error {
-	_, d, err := a.document(e, auth.ReadContent)
+	_, d, role, err := a.documentAs(e, auth.ReadContent)
 	if err != nil {
 		return err
 	}
-	return a.Live.ServeDocument(e, auth.PrincipalOf(e), d, era(e))
+	return a.Live.ServeDocument(e, auth.PrincipalOf(e), d, era(e), !store.CanEdit(role))
 }
 
 // worldEvents streams a world's structural changes (Server-Sent Events): metadata only, so

@@ -211,7 +211,7 @@ func OpenAPI() obj {
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}": obj{
 			"parameters": []obj{worldParam, docParam},
-			"get":        withParams(operation("getDocument", "One document: metadata, version and its current content. Needs Pro or Studio for key and OAuth callers.", "200", ref("DocumentWithContent"), "403", "404", "422"), eraQuery),
+			"get":        withParams(operation("getDocument", "One document: metadata, version and its current content. A viewer of the world gets a card without its secret sections (in data and text); owners, admins and editors see them, marked `secret: true`. Needs Pro or Studio for key and OAuth callers.", "200", ref("DocumentWithContent"), "403", "404", "422"), eraQuery),
 			"patch": withParams(withBody(operation("updateDocument", "Rename a document and/or move it into a folder (parentId; \"\" = top level). Metadata is global across eras. A parent must be a folder of the world; a folder cannot move into itself or its subfolders.", "200", ref("Document"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "parentId": str("A folder's id, or \"\" for the top level.")}, "name", "parentId")), eraQuery),
 			"delete": withParams(operation("deleteDocument", "Delete a document. On the main line it is deleted everywhere (a folder only when empty); with ?era= it is hidden in that era and the eras forked from it.", "204", nil, "403", "404", "409", "422"), eraQuery),
@@ -221,6 +221,7 @@ func OpenAPI() obj {
 			"get": withParams(operation("getOpLog", "The document's op log in the era: each accepted request after ?since=, oldest first, with its ops as applied. "+
 				"A page holds at most ?limit= entries and at most 4 MiB of ops (one entry at least); hasMore says more follow. "+
 				"The op log keeps the newest 1,000 versions and 16 MiB of a document's history in each era: a page asked for from an older version starts at the oldest version kept, with truncated set. "+
+				"A viewer of the world gets 403 `forbidden` for the op log of a card: its entries can hold the text of secret sections, which only owners, admins and editors see (viewers read the card, or follow its event stream, in its public form). "+
 				"Needs Pro or Studio for key and OAuth callers.", "200", ref("OpLog"), "403", "404", "422"),
 				queryParam("since", "Return versions after this one (default 0).", obj{"type": "integer", "minimum": 0}),
 				queryParam("limit", "At most this many entries (default 100, at most 1000); a page also stops before its ops pass 4 MiB.", obj{"type": "integer", "minimum": 1, "maximum": 1000}), eraQuery),
@@ -275,12 +276,13 @@ func OpenAPI() obj {
 					"then one `ops` event per accepted write (id = version; data: version, documentType, ops as applied, actor {id, name}, and clientId and clientSeq when the request carried them), `presence` when watchers come and go, and heartbeat comments every 15 s. "+
 					"When the document or a folder above it is renamed or moved: `metadata` (id = version; data: kind, document.renamed or document.moved; changedId, the document that was; document {id, name, documentType, parentId, eraId}; folders [{id, name}], the folders it is filed under, outermost first), not replayed on resume. "+
 					"When the document is deleted in this era or one it descends from (or on the main line), a last `deleted` event (no id; data: id, eraId, the era of the delete, \"\" for the main line), then the server closes the stream; reconnecting gets 404. "+
-					"Resuming with Last-Event-ID (or ?lastEventId=) replays exactly the versions after it from the op log; more than 1,000 behind, or ahead, gets a fresh snapshot. Needs Pro or Studio for key and OAuth callers. "+streamCaps,
+					"Resuming with Last-Event-ID (or ?lastEventId=) replays exactly the versions after it from the op log; more than 1,000 behind, or ahead, gets a fresh snapshot. "+
+					"A viewer of the world never sees a card's secret sections: its snapshots are the card without them, a write that touches nothing secret comes as its `ops` event, any other (an edit of a secret section, marking one secret or public, adding, moving or removing sections while the card has secrets) comes as a `snapshot` of the card's public form at that version, and a resume always gets such a snapshot; `cursor` events in a secret section go to editors only. Needs Pro or Studio for key and OAuth callers. "+streamCaps,
 				"403", "404", "422"), eraQuery, lastEventQuery),
 		},
 		"/api/v1/worlds/{worldId}/search": obj{
 			"parameters": []obj{worldParam},
-			"get": withParams(operation("search", "Full-text search over the names and content of the world's documents. Needs Pro or Studio for key and OAuth callers. Should the index fail (a damaged file, say), it is rebuilt from the database in the background and search answers 503 `search_rebuilding` until it is back.", "200", listOf("SearchHit"), "403", "404", "422", "503"),
+			"get": withParams(operation("search", "Full-text search over the names and content of the world's documents. The text of secret card sections is matched, and shown in snippets, only for the world's owners, admins and editors. Needs Pro or Studio for key and OAuth callers. Should the index fail (a damaged file, say), it is rebuilt from the database in the background and search answers 503 `search_rebuilding` until it is back.", "200", listOf("SearchHit"), "403", "404", "422", "503"),
 				requiredQueryParam("q", "The text to search for: not blank, at most 500 characters.", obj{"type": "string", "minLength": 1, "maxLength": 500}),
 				queryParam("documentType", "Only documents of this type.", obj{"type": "string"}), eraQuery, pageQuery, perPageQ),
 		},

@@ -7,10 +7,11 @@ import (
 
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/search"
+	"github.com/loreweave/loreweave/app/store"
 )
 
 func (a *API) search(e *core.RequestEvent) error {
-	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadContent)
+	w, role, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), auth.ReadContent)
 	if err != nil {
 		return err
 	}
@@ -24,7 +25,7 @@ func (a *API) search(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.Search.Search(search.Query{WorldID: w.ID, EraID: era(e), Text: q, DocumentType: e.Request.URL.Query().Get("documentType"), Page: pg})
+	res, err := a.Search.Search(search.Query{WorldID: w.ID, EraID: era(e), Text: q, DocumentType: e.Request.URL.Query().Get("documentType"), Page: pg, Secrets: store.CanEdit(role)})
 	if err != nil {
 		return err
 	}

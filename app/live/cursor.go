@@ -1,8 +1,11 @@
 package live
 
 import (
+	"bytes"
+
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // Cursor is where one editor's cursor and selection are in a text of a document: a card
@@ -24,12 +27,34 @@ type CursorEvent struct {
 	User viewer `json:"user"`
 }
 
-// PublishCursor tells the watchers of d in eraID where p's cursor is. The event's id is
+// PublishCursor tells the watchers of d in eraID where p's cursor is (viewers only when it
+// is not in a secret section). The event's id is
 // the document's current version, so it never moves a watcher's resume point.
 func (h *Hub) PublishCursor(p auth.Principal, d store.Document, eraID string, current int64, c Cursor) {
 	name := p.Name
 	if name == "" {
 		name = p.Email
 	}
-	h.publish(docStream(d.ID, eraID), "cursor", current, CursorEvent{Cursor: c, User: viewer{ID: p.UserID, Name: name, Colour: Colour(p.UserID)}})
+	ev := CursorEvent{Cursor: c, User: viewer{ID: p.UserID, Name: name, Colour: Colour(p.UserID)}}
+	h.publish(docStream(d.ID, eraID), "cursor", current, ev)
+	if !h.secretField(d, eraID, c.Field) {
+		h.publish(publicStream(d.ID, eraID), "cursor", current, ev)
+	}
+}
+
+// secretField reports whether field names a secret part of d in eraID (a secret section):
+// a cursor there is not shown to viewers, who do not have the section.
+func (h *Hub) secretField(d store.Document, eraID, field string) bool {
+	if field == "" {
+		return false
+	}
+	c, err := h.store.Content(d, eraID)
+	if err != nil {
+		return true
+	}
+	if !bytes.Contains(c.Data, []byte(`"secret":true`)) {
+		return false
+	}
+	doc, err := ops.Decode(d.DocumentType, c.Data)
+	return err != nil || ops.IsSecretPart(doc, field)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // SnapshotEvent is the data of `event: snapshot`: the whole content at a version.
@@ -69,8 +70,16 @@ func lastEventID(r *http.Request) (int64, bool) {
 // go, `metadata` when it or a folder above it is renamed or moved (see relayMetadata), and
 // heartbeat comments; when the document is deleted in the era, `deleted`, and the stream
 // ends. The caller has checked access.
-func (h *Hub) ServeDocument(e *core.RequestEvent, p auth.Principal, d store.Document, eraID string) error {
+//
+// With public set (a viewer of the world), the client never sees secret parts: it is on the
+// document's public stream, its snapshots are the public form of the content, a write whose
+// ops are not safe for it (store.Change.Public) reaches it as a public snapshot at that
+// version, and a resume or gap is always filled with a public snapshot, never the op log.
+func (h *Hub) ServeDocument(e *core.RequestEvent, p auth.Principal, d store.Document, eraID string, public bool) error {
 	streamID := docStream(d.ID, eraID)
+	if public {
+		streamID = publicStream(d.ID, eraID)
+	}
 	version := func() int64 {
 		c, err := h.store.Content(d, eraID)
 		if err != nil {
@@ -92,24 +101,37 @@ func (h *Hub) ServeDocument(e *core.RequestEvent, p auth.Principal, d store.Docu
 		if err != nil {
 			return 0, err
 		}
+		if public {
+			if hasResume && resume == c.Version {
+				return c.Version, nil // nothing new
+			}
+			return h.sendSnapshot(w, d, c.Public(d)), nil
+		}
 		if hasResume && resume <= c.Version {
 			return h.catchUp(w, d, eraID, resume, c.Version)
 		}
 		return h.sendSnapshot(w, d, c), nil
 	}
 	w.fill = func(w *streamWriter, from, to int64) (int64, error) {
+		if public {
+			c, err := h.store.Content(d, eraID)
+			if err != nil {
+				return 0, err
+			}
+			return h.sendSnapshot(w, d, c.Public(d)), nil
+		}
 		return h.catchUp(w, d, eraID, from, to)
 	}
 	// The join is announced once this client is registered, so it sees its own arrival; a
 	// second connection of someone already watching changes nothing for the others, so only
 	// this client is told who is there.
 	w.ready = func() {
-		if changed, list := h.presenceChange(streamID, p, +1, version); !changed {
+		if changed, list := h.presenceChange(d.ID, eraID, p, +1, version); !changed {
 			w.send("presence", w.last, mustJSON(map[string]any{"viewers": list}))
 		}
 	}
 	c := &conn{p: p, worldID: d.WorldID, streamID: streamID, content: true}
-	return h.serve(e, c, w, func() { h.presenceChange(streamID, p, -1, version) })
+	return h.serve(e, c, w, func() { h.presenceChange(d.ID, eraID, p, -1, version) })
 }
 
 // catchUp brings a client from version from to version to: the op-log entries in between as
@@ -192,12 +214,15 @@ func (h *Hub) onChange(c store.Change) {
 	if c.Kind != "document.content" {
 		return
 	}
-	prefix := "doc/" + c.DocumentID + "/"
+	type target struct {
+		era    string
+		public bool
+	}
 	h.mu.Lock()
-	var targets []string
+	var targets []target
 	for id := range h.streams {
-		if strings.HasPrefix(id, prefix) {
-			targets = append(targets, strings.TrimPrefix(id, prefix))
+		if docID, era, public, ok := parseDocStream(id); ok && docID == c.DocumentID {
+			targets = append(targets, target{era, public})
 		}
 	}
 	h.mu.Unlock()
@@ -209,11 +234,36 @@ func (h *Hub) onChange(c store.Change) {
 		return
 	}
 	ev := OpsEvent{Version: c.Version, DocumentType: c.DocumentType, Ops: batch, Actor: ActorJSON{ID: c.Actor.UserID, Name: c.Actor.Name}, Client: c.Client}
-	for _, era := range targets {
-		if era == c.EraID || h.inherits(c.WorldID, c.DocumentID, era, c.EraID) {
-			h.publish(prefix+era, "ops", c.Version, ev)
+	var snapshot *SnapshotEvent // viewers' public form of the new content, made once
+	for _, t := range targets {
+		if t.era != c.EraID && !h.inherits(c.WorldID, c.DocumentID, t.era, c.EraID) {
+			continue
+		}
+		switch {
+		case !t.public:
+			h.publish(docStream(c.DocumentID, t.era), "ops", c.Version, ev)
+		case c.Public:
+			h.publish(publicStream(c.DocumentID, t.era), "ops", c.Version, ev)
+		default:
+			if snapshot == nil {
+				snapshot = h.publicSnapshot(c)
+			}
+			if snapshot != nil {
+				h.publish(publicStream(c.DocumentID, t.era), "snapshot", c.Version, snapshot)
+			}
 		}
 	}
+}
+
+// publicSnapshot is the snapshot a viewer gets of a write it may not see as ops: the public
+// form of the content the write made. Nil when the document is gone.
+func (h *Hub) publicSnapshot(c store.Change) *SnapshotEvent {
+	d, err := h.store.DocumentByID(c.DocumentID)
+	if err != nil || c.Doc == nil {
+		return nil
+	}
+	pub := ops.Public(c.Doc)
+	return &SnapshotEvent{Version: c.Version, DocumentType: c.DocumentType, Data: pub.JSON(), Text: pub.Text(d.Name), Source: "live"}
 }
 
 // errDocumentGone ends a stream whose document was deleted before its replay.
@@ -224,15 +274,21 @@ var errDocumentGone = errors.New("live: document deleted")
 // closes them. A stream whose replay has not run yet is left to the replay, which finds the
 // document gone: the delete committed before its outbox row got here.
 func (h *Hub) endDeleted(r store.OutboxRow) {
-	prefix := docStream(r.Document, "")
-	watchers := h.connsWhere(func(c *conn) bool { return c.worldID == r.World && strings.HasPrefix(c.streamID, prefix) })
+	eraOf := func(c *conn) (string, bool) {
+		docID, era, _, ok := parseDocStream(c.streamID)
+		return era, ok && docID == r.Document
+	}
+	watchers := h.connsWhere(func(c *conn) bool {
+		_, ok := eraOf(c)
+		return c.worldID == r.World && ok
+	})
 	if len(watchers) == 0 {
 		return
 	}
 	data := mustJSON(DeletedEvent{ID: r.Document, EraID: r.Era})
 	gone := map[string]bool{} // era -> the document is no longer visible there
 	for _, c := range watchers {
-		era := strings.TrimPrefix(c.streamID, prefix)
+		era, _ := eraOf(c)
 		g, seen := gone[era]
 		if !seen {
 			_, err := h.store.Document(r.World, r.Document, era)

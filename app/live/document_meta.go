@@ -2,7 +2,6 @@ package live
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/loreweave/loreweave/app/store"
 )
@@ -37,9 +36,8 @@ const maxFolders = 32
 func (h *Hub) relayMetadata(r store.OutboxRow) {
 	watched := map[string][]string{} // document id -> eras with open streams
 	for _, c := range h.connsWhere(func(c *conn) bool { return c.worldID == r.World && c.content }) {
-		rest, ok := strings.CutPrefix(c.streamID, "doc/")
-		docID, era, ok2 := strings.Cut(rest, "/")
-		if ok && ok2 && !slices.Contains(watched[docID], era) {
+		docID, era, _, ok := parseDocStream(c.streamID)
+		if ok && !slices.Contains(watched[docID], era) {
 			watched[docID] = append(watched[docID], era)
 		}
 	}
@@ -67,7 +65,7 @@ func (h *Hub) relayMetadata(r store.OutboxRow) {
 			}
 			ev := MetadataEvent{Kind: r.Kind, ChangedID: changed.ID, Folders: h.folders(d, era),
 				Document: DocumentMeta{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID, EraID: d.EraID}}
-			h.publish(docStream(d.ID, era), "metadata", c.Version, ev)
+			h.publishDoc(d.ID, era, "metadata", c.Version, ev)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,6 +69,9 @@ type Hub struct {
 	mu      sync.Mutex
 	streams map[string]*stream
 	conns   map[*conn]struct{}
+	// presence lists who watches each document in each era (docStream id -> user id ->
+	// viewer), over both of its streams: editors' and viewers' (publicStream).
+	presence map[string]map[string]*viewer
 	// users and addresses count the streams admitted and not yet ended, per user id and
 	// per client address.
 	users, addresses *ratelimit.Slots
@@ -78,8 +82,7 @@ type Hub struct {
 
 // stream is our bookkeeping for one r3labs stream.
 type stream struct {
-	conns   int
-	viewers map[string]*viewer // user id -> viewer, document streams only
+	conns int
 }
 
 // conn is one open stream connection.
@@ -101,7 +104,7 @@ func New(s *store.Store, access auth.Access, keys *auth.Keys) *Hub {
 	srv.BufferSize = 256
 	srv.Headers = map[string]string{"X-Accel-Buffering": "no"}
 	return &Hub{store: s, access: access, keys: keys, sse: srv, Heartbeat: Heartbeat,
-		streams: map[string]*stream{}, conns: map[*conn]struct{}{},
+		streams: map[string]*stream{}, conns: map[*conn]struct{}{}, presence: map[string]map[string]*viewer{},
 		users: ratelimit.NewSlots(MaxStreamsPerUser, "streams", "for this user")}
 }
 
@@ -138,7 +141,32 @@ func (h *Hub) Stop() {
 }
 
 func docStream(docID, eraID string) string { return "doc/" + docID + "/" + eraID }
-func worldStream(worldID string) string    { return "world/" + worldID }
+
+// publicStream is the stream of a document in an era for those who may not see its secret
+// parts (viewers of the world): the same events, but content in its public form.
+func publicStream(docID, eraID string) string { return "pub/" + docID + "/" + eraID }
+
+// parseDocStream reads a document stream id (docStream or publicStream); ok is false for
+// other streams.
+func parseDocStream(id string) (docID, eraID string, public, ok bool) {
+	rest, ok := strings.CutPrefix(id, "doc/")
+	if !ok {
+		if rest, ok = strings.CutPrefix(id, "pub/"); !ok {
+			return "", "", false, false
+		}
+		public = true
+	}
+	docID, eraID, ok = strings.Cut(rest, "/")
+	return docID, eraID, public, ok
+}
+
+// publishDoc publishes an event to both streams of a document in an era. Only events that
+// hold nothing secret (presence, metadata) go to both.
+func (h *Hub) publishDoc(docID, eraID, event string, id int64, data any) {
+	h.publish(docStream(docID, eraID), event, id, data)
+	h.publish(publicStream(docID, eraID), event, id, data)
+}
+func worldStream(worldID string) string { return "world/" + worldID }
 
 // Connections returns the number of open stream connections.
 func (h *Hub) Connections() int {
@@ -178,7 +206,7 @@ func (h *Hub) serve(e *core.RequestEvent, c *conn, w *streamWriter, onLeave func
 	h.mu.Lock()
 	st := h.streams[c.streamID]
 	if st == nil {
-		st = &stream{viewers: map[string]*viewer{}}
+		st = &stream{}
 		h.streams[c.streamID] = st
 		h.sse.CreateStream(c.streamID)
 	}
@@ -350,41 +378,49 @@ func Colour(userID string) string {
 }
 
 // presenceChange records a viewer joining (+1) or leaving (-1). When that changes who is
-// watching, it publishes the new list to the stream and returns true; otherwise it returns
+// watching, it publishes the new list to both streams of the document and returns true; otherwise it returns
 // false and the current list.
-func (h *Hub) presenceChange(streamID string, p auth.Principal, delta int, version func() int64) (bool, []viewer) {
+func (h *Hub) presenceChange(docID, eraID string, p auth.Principal, delta int, version func() int64) (bool, []viewer) {
+	key := docStream(docID, eraID)
 	h.mu.Lock()
-	st := h.streams[streamID]
-	if st == nil {
-		h.mu.Unlock()
-		return false, nil
-	}
-	v := st.viewers[p.UserID]
+	viewers := h.presence[key]
+	v := viewers[p.UserID]
 	if v == nil {
+		if delta < 0 {
+			h.mu.Unlock()
+			return false, nil
+		}
+		if viewers == nil {
+			viewers = map[string]*viewer{}
+			h.presence[key] = viewers
+		}
 		name := p.Name
 		if name == "" {
 			name = p.Email
 		}
 		v = &viewer{ID: p.UserID, Name: name, Colour: Colour(p.UserID)}
-		st.viewers[p.UserID] = v
+		viewers[p.UserID] = v
 	}
 	before := v.conns
 	v.conns += delta
 	if v.conns <= 0 {
-		delete(st.viewers, p.UserID)
+		delete(viewers, p.UserID)
+	}
+	if len(viewers) == 0 {
+		delete(h.presence, key)
 	}
 	changed := (before == 0) != (v.conns <= 0)
-	list := viewersOf(st)
+	list := viewersOf(viewers)
 	h.mu.Unlock()
 	if changed {
-		h.publish(streamID, "presence", version(), map[string]any{"viewers": list})
+		h.publishDoc(docID, eraID, "presence", version(), map[string]any{"viewers": list})
 	}
 	return changed, list
 }
 
-func viewersOf(st *stream) []viewer {
-	list := make([]viewer, 0, len(st.viewers))
-	for _, v := range st.viewers {
+func viewersOf(viewers map[string]*viewer) []viewer {
+	list := make([]viewer, 0, len(viewers))
+	for _, v := range viewers {
 		list = append(list, *v)
 	}
 	sort.Slice(list, func(i, j int) bool {

@@ -107,6 +107,15 @@ func (s *streamWriter) emit(block []byte) {
 	} else {
 		if id, ok := eventID(block); ok {
 			isOps := bytes.Contains(block, []byte("\nevent: ops\n"))
+			if bytes.Contains(block, []byte("\nevent: snapshot\n")) {
+				// A live snapshot (a viewer's public form of a write) holds every version
+				// up to its own: nothing to fill before it, and nothing older after it.
+				if id > s.last {
+					s.last = id
+					s.write(block)
+				}
+				return
+			}
 			switch {
 			case isOps && id <= s.last:
 				return // already sent by the replay or a gap fill

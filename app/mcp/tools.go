@@ -329,15 +329,18 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "get_document", Description: "One document with its current content (data, plain text, version). Needs the world on Pro or Studio."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_document", Description: "One document with its current content (data, plain text, version). A viewer of the world gets a card without its secret sections; owners, admins and editors see them, marked secret. Needs the world on Pro or Studio."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in DocumentIn) (*sdk.CallToolResult, *DocumentWithContent, error) {
-			_, d, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.ReadContent)
+			d, role, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.ReadContent)
 			if err != nil {
 				return nil, nil, err
 			}
 			c, err := s.Store.Content(d, in.Era)
 			if err != nil {
 				return nil, nil, fail(err)
+			}
+			if !store.CanEdit(role) {
+				c = c.Public(d) // viewers never see secret sections
 			}
 			return nil, &DocumentWithContent{Document: documentOut(d), Version: c.Version, Data: objects(c.Data)[0], Text: c.Text, Source: c.Source}, nil
 		})
@@ -361,7 +364,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 		Description: "Change a document's content with typed operations, applied in order, all or none; every accepted call is one new version that people watching see at once. " +
 			"An operation the document's type does not support fails with unsupported_operation and the list of supported ones. Needs the world on Pro or Studio; editors only. Operations by document type:" + opsCatalogue()},
 		func(ctx context.Context, req *sdk.CallToolRequest, in ApplyOpsIn) (*sdk.CallToolResult, *OpsResult, error) {
-			_, d, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.EditContent)
+			d, _, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.EditContent)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -385,9 +388,9 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &OpsResult{DocumentType: res.DocumentType, Applied: res.Applied, Created: res.Created, Version: res.Version, Ops: objects(res.Ops...)}, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "search", Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. Needs the world on Pro or Studio. While the search index is rebuilt after a failure, it fails with search_rebuilding: retry after retryAfter seconds."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "search", Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. The text of secret card sections is searched, and shown, only for the world's owners, admins and editors. Needs the world on Pro or Studio. While the search index is rebuilt after a failure, it fails with search_rebuilding: retry after retryAfter seconds."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in SearchIn) (*sdk.CallToolResult, *SearchOut, error) {
-			w, _, err := s.world(req, in.WorldID, auth.ReadContent)
+			w, role, err := s.world(req, in.WorldID, auth.ReadContent)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -398,7 +401,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if _, err := s.Store.EraChain(w.ID, in.Era); err != nil {
 				return nil, nil, fail(err)
 			}
-			res, err := s.Search.Search(search.Query{WorldID: w.ID, EraID: in.Era, Text: in.Q, DocumentType: in.DocumentType, Page: pg})
+			res, err := s.Search.Search(search.Query{WorldID: w.ID, EraID: in.Era, Text: in.Q, DocumentType: in.DocumentType, Page: pg, Secrets: store.CanEdit(role)})
 			if err != nil {
 				return nil, nil, fail(err)
 			}
@@ -490,18 +493,19 @@ func (s *Server) world(req *sdk.CallToolRequest, worldID string, need auth.Need)
 	return w, role, nil
 }
 
-// document checks access and resolves a document visible in era.
-func (s *Server) document(req *sdk.CallToolRequest, worldID, docID, era string, need auth.Need) (store.World, store.Document, error) {
-	w, _, err := s.world(req, worldID, need)
+// document checks access and resolves a document visible in era; role is the caller's role
+// in the world.
+func (s *Server) document(req *sdk.CallToolRequest, worldID, docID, era string, need auth.Need) (d store.Document, role string, err error) {
+	w, role, err := s.world(req, worldID, need)
 	if err != nil {
-		return store.World{}, store.Document{}, err
+		return store.Document{}, "", err
 	}
 	if _, err := s.Store.EraChain(w.ID, era); err != nil {
-		return store.World{}, store.Document{}, fail(err)
+		return store.Document{}, "", fail(err)
 	}
-	d, err := s.Store.Document(w.ID, docID, era)
+	d, err = s.Store.Document(w.ID, docID, era)
 	if err != nil {
-		return store.World{}, store.Document{}, fail(apierr.NotFound("document"))
+		return store.Document{}, "", fail(apierr.NotFound("document"))
 	}
-	return w, d, nil
+	return d, role, nil
 }

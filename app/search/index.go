@@ -29,7 +29,10 @@ const (
 	fieldName     = "name"
 	fieldNameGram = "name_ngram"
 	fieldText     = "text"
-	fieldKind     = "kind"
+	// fieldSecret holds the text of secret parts (a card's secret sections): only the
+	// world's editors' queries look in it (Query.Secrets).
+	fieldSecret = "secret"
+	fieldKind   = "kind"
 )
 
 // internalSeq is the internal key under which the last indexed outbox sequence is stored.
@@ -40,7 +43,7 @@ var internalSeq = []byte("lw_outbox_seq")
 var internalMapping = []byte("lw_mapping")
 
 // mappingVersion changes whenever newMapping changes.
-const mappingVersion = "5"
+const mappingVersion = "6"
 
 // ErrOldMapping means the index was built by another version of Loreweave's mapping.
 var ErrOldMapping = errors.New("search: the index was built with an older mapping")
@@ -86,6 +89,7 @@ type entry struct {
 	Kind         string   `json:"kind"`
 	Name         string   `json:"name"`
 	Text         string   `json:"text"`
+	Secret       string   `json:"secret,omitempty"`
 	Version      float64  `json:"version"`
 	// Sig summarises what the reconcile compares: version, name, type, shadowing.
 	Sig string `json:"sig"`
@@ -133,6 +137,7 @@ func newMapping() (mapping.IndexMapping, error) {
 	dm.AddFieldMappingsAt("version", version)
 	dm.AddFieldMappingsAt("name", text(fieldName, wordsAnalyzer, true, false), text(fieldNameGram, gramsAnalyzer, false, false))
 	dm.AddFieldMappingsAt("text", text(fieldText, wordsAnalyzer, true, true))
+	dm.AddFieldMappingsAt("secret", text(fieldSecret, wordsAnalyzer, true, true))
 	im.DefaultMapping = dm
 	im.DefaultAnalyzer = wordsAnalyzer
 	return im, nil
@@ -274,7 +279,7 @@ func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.Sta
 		return out, nil
 	}
 	out := map[string]entry{}
-	add := func(era, name, text string, version int64) error {
+	add := func(era, name, text, secret string, version int64) error {
 		sh, err := shadowedBy(era)
 		if err != nil {
 			return err
@@ -286,6 +291,9 @@ func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.Sta
 		sc := code + sep
 		e := entry{World: d.WorldID, Era: indexEra(era), Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType, Kind: sc + d.DocumentType,
 			Name: sc + name, Text: sc + indexedText(text), Version: float64(version)}
+		if secret != "" {
+			e.Secret = sc + indexedText(secret)
+		}
 		e.Sig = signature(e)
 		out[entryID(d.ID, era)] = e
 		return nil
@@ -294,12 +302,13 @@ func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.Sta
 		if st.Deleted {
 			continue
 		}
-		if err := add(st.Era, displayName(d, st.Data), readerText(d, st), st.Version); err != nil {
+		public, secret := readerText(d, st)
+		if err := add(st.Era, displayName(d, st.Data), public, secret, st.Version); err != nil {
 			return nil, err
 		}
 	}
 	if !own[d.EraID] {
-		if err := add(d.EraID, d.Name, d.Name, 0); err != nil {
+		if err := add(d.EraID, d.Name, d.Name, "", 0); err != nil {
 			return nil, err
 		}
 	}
@@ -392,7 +401,7 @@ func indexEra(era string) string {
 }
 
 func signature(e entry) string {
-	return fmt.Sprintf("%d|%s|%s|%s|%d", int64(e.Version), e.DocumentType, e.Name, strings.Join(e.Shadowed, ","), len(e.Text))
+	return fmt.Sprintf("%d|%s|%s|%s|%d|%d", int64(e.Version), e.DocumentType, e.Name, strings.Join(e.Shadowed, ","), len(e.Text), len(e.Secret))
 }
 
 // displayName is the name a state shows: a card's own name (card.rename) wins in its era.

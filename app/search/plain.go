@@ -15,14 +15,29 @@ import (
 
 // readerText is a document state's text as its page shows it: the Markdown parts of a card
 // or folder without their marks, so that snippets show "tide", not "**tide**", and
-// "## Early life" is found as "Early life". Other types' text is plain already.
-func readerText(d store.Document, st store.State) string {
+// "## Early life" is found as "Early life". Other types' text is plain already. public is
+// what every member sees; secret is the text of the parts only the world's editors see (a
+// card's secret sections), indexed apart so that viewers never match or see it.
+func readerText(d store.Document, st store.State) (public, secret string) {
 	doc, err := ops.Decode(d.DocumentType, []byte(st.Data))
-	md, ok := doc.(ops.MarkdownText)
-	if err != nil || !ok {
-		return st.Text
+	if err != nil {
+		if ops.CanHoldSecrets(d.DocumentType) {
+			return d.Name, "" // the stored text may hold secrets nothing can tell apart
+		}
+		return st.Text, ""
 	}
-	return md.PlainText(d.Name, plainText)
+	if s, ok := doc.(ops.Secretive); ok && s.HasSecrets() {
+		secret = s.SecretText(plainText)
+		doc = ops.Public(doc)
+	}
+	md, ok := doc.(ops.MarkdownText)
+	switch {
+	case ok:
+		return md.PlainText(d.Name, plainText), secret
+	case secret != "":
+		return doc.Text(d.Name), secret
+	}
+	return st.Text, ""
 }
 
 // gfm parses the Markdown the pages render (GitHub Flavored Markdown, as app/web does).

@@ -104,19 +104,32 @@ func (ix *Index) search(q Query, chain []string) (Results, error) {
 	if q.DocumentType != "" {
 		must = append(must, anyScope(scopes, func(sc string) query.Query { return term(fieldKind, sc+q.DocumentType, 1) }))
 	}
+	texts := []string{fieldText}
+	if q.Secrets {
+		texts = append(texts, fieldSecret)
+	}
 	prefixLast := !strings.HasSuffix(q.Text, " ") && !strings.HasSuffix(q.Text, "\"")
 	for i, w := range words {
-		m, sh := wordQuery(scopes, w, prefixLast && i == len(words)-1)
+		m, sh := wordQuery(scopes, texts, w, prefixLast && i == len(words)-1)
 		must, should = append(must, m), append(should, sh)
 	}
 	for _, p := range phrases {
-		must = append(must, anyScope(scopes, func(sc string) query.Query { return phrase(fieldText, positions(sc, p), boostTextExact) }))
+		must = append(must, anyScope(scopes, func(sc string) query.Query {
+			alts := make([]query.Query, len(texts))
+			for i, f := range texts {
+				alts[i] = phrase(f, positions(sc, p), boostTextExact)
+			}
+			return query.NewDisjunctionQuery(alts)
+		}))
 		should = append(should, anyScope(scopes, func(sc string) query.Query { return phrase(fieldName, positions(sc, p), boostNamePhr) }))
 	}
 	bq := query.NewBooleanQuery(must, should, []query.Query{query.NewDisjunctionQuery(shadows)})
 
 	req := bleve.NewSearchRequestOptions(bq, q.Page.PerPage, int((q.Page.Page-1)*q.Page.PerPage), false)
 	req.Fields = []string{"docId", "name", "text", "documentType"}
+	if q.Secrets {
+		req.Fields = append(req.Fields, fieldSecret)
+	}
 	req.IncludeLocations = true
 	req.SortBy([]string{"-_score", "_id"})
 	atFailpoint("query")
@@ -130,7 +143,11 @@ func (ix *Index) search(q Query, chain []string) (Results, error) {
 		name, _ := h.Fields["name"].(string)
 		text, _ := h.Fields["text"].(string)
 		typ, _ := h.Fields["documentType"].(string)
-		out.Hits = append(out.Hits, Hit{ID: docID, Name: unscoped(name), DocumentType: typ, Score: h.Score, Snippet: snippet(unscoped(text), h.Locations)})
+		snip := snippet(unscoped(text), h.Locations[fieldText])
+		if secret, _ := h.Fields[fieldSecret].(string); q.Secrets && len(h.Locations[fieldText]) == 0 && len(h.Locations[fieldSecret]) > 0 {
+			snip = snippet(unscoped(secret), h.Locations[fieldSecret]) // found only in secret sections
+		}
+		out.Hits = append(out.Hits, Hit{ID: docID, Name: unscoped(name), DocumentType: typ, Score: h.Score, Snippet: snip})
 	}
 	return out, nil
 }
@@ -211,21 +228,28 @@ func positions(sc, text string) [][]string {
 // wordQuery matches one word: it must be in the text (which starts with the name), and a
 // match in the name adds to the score. A word the analyser splits (ideographs) must match
 // every part.
-func wordQuery(scopes []string, w string, prefix bool) (must, should query.Query) {
+func wordQuery(scopes, texts []string, w string, prefix bool) (must, should query.Query) {
 	fuzzy := utf8.RuneCountInString(w) >= minFuzzyLen
 	var req, opt []query.Query
 	for _, sc := range scopes {
 		parts := positions(sc, w)
 		var all []query.Query
 		for _, alts := range parts {
-			alt := []query.Query{term(fieldText, alts[0], boostTextExact)}
+			var alt []query.Query
+			for _, f := range texts {
+				alt = append(alt, term(f, alts[0], boostTextExact))
+				for _, st := range alts[1:] {
+					alt = append(alt, term(f, st, boostText))
+				}
+				if fuzzy && len(parts) == 1 {
+					alt = append(alt, fuzzyQuery(f, alts[0], len(sc), boostFuzzy))
+				}
+			}
 			opt = append(opt, term(fieldName, alts[0], boostNameExact))
 			for _, st := range alts[1:] {
-				alt = append(alt, term(fieldText, st, boostText))
 				opt = append(opt, term(fieldName, st, boostName))
 			}
 			if fuzzy && len(parts) == 1 {
-				alt = append(alt, fuzzyQuery(fieldText, alts[0], len(sc), boostFuzzy))
 				opt = append(opt, fuzzyQuery(fieldName, alts[0], len(sc), boostNameFuzzy))
 			}
 			all = append(all, query.NewDisjunctionQuery(alt))
@@ -236,7 +260,9 @@ func wordQuery(scopes []string, w string, prefix bool) (must, should query.Query
 			req = append(req, query.NewConjunctionQuery(all))
 		}
 		if lw := strings.ToLower(w); prefix && utf8.RuneCountInString(lw) >= minGram {
-			req = append(req, prefixQuery(fieldText, sc+lw, boostTextPrefix))
+			for _, f := range texts {
+				req = append(req, prefixQuery(f, sc+lw, boostTextPrefix))
+			}
 			if utf8.RuneCountInString(lw) <= maxGram {
 				opt = append(opt, term(fieldNameGram, sc+lw, boostNamePrefix))
 			} else {
@@ -285,9 +311,9 @@ func isWordRune(r rune) bool { return isLetterOrDigit(r) || r == '\'' || r == 'â
 // snippet cuts a fragment of text around the densest run of hits, escapes it, and wraps the
 // hits in <mark>. Hits are the locations Bleve found in the text (words, stems, fuzzy
 // neighbours and the words the word being typed begins).
-func snippet(text string, locs search.FieldTermLocationMap) string {
+func snippet(text string, locs search.TermLocationMap) string {
 	var spans []span
-	for _, ls := range locs[fieldText] {
+	for _, ls := range locs {
 		for _, l := range ls {
 			if int(l.End) <= len(text) && l.Start < l.End {
 				spans = append(spans, span{int(l.Start), int(l.End)})

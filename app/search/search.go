@@ -9,7 +9,10 @@
 // position); the name also as edge n-grams (search as you type; a prefix in the text walks
 // the world's words in the dictionary). An entry also lists the eras that hold
 // their own copy of the document ("shadowed"), so a query in era E sees inherited documents
-// and E's own versions but never a parent's overridden copy.
+// and E's own versions but never a parent's overridden copy. The text of secret parts (a
+// card's secret sections) is indexed in a field of its own, "secret", that only the queries
+// of a world's editors look in (Query.Secrets): a viewer never matches it nor sees it in a
+// snippet.
 //
 // The index follows the outbox: an indexer goroutine reads change rows after the sequence it
 // stored (with Batch.SetInternal, in the same batch as the documents) and re-indexes the
@@ -31,6 +34,10 @@ type Query struct {
 	Text         string
 	DocumentType string
 	Page         store.Page
+	// Secrets is set for callers who may see secret parts (the world's owners, admins and
+	// editors): the query then also matches the text of secret card sections, and snippets
+	// may show it. Unset, secret text is never matched nor shown.
+	Secrets bool
 }
 
 // Hit is one matching document.

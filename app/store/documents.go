@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -36,6 +37,21 @@ type Content struct {
 	// Source is "live" (the current document state), "stored" (a stored projection served
 	// because the type is no longer installed) or "empty" (never written).
 	Source string
+}
+
+// Public returns the content of d as a viewer of the world may see it: without secret parts
+// (a card's secret sections). Content without secrets is returned as it is.
+func (c Content) Public(d Document) Content {
+	if !bytes.Contains(c.Data, []byte(`"secret":true`)) {
+		return c
+	}
+	doc, err := ops.Decode(d.DocumentType, c.Data)
+	if err != nil || !ops.HasSecrets(doc) {
+		return c
+	}
+	pub := ops.Public(doc)
+	c.Data, c.Text = pub.JSON(), pub.Text(d.Name)
+	return c
 }
 
 const docCols = "d.id, d.world, d.name, d.documentType, d.parent, d.era, d.created, d.updated"

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loreweave/loreweave/ops"
+
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 
@@ -133,6 +135,13 @@ type Change struct {
 	// LinkTargets are the documents a content change linked or unlinked (by id): their
 	// "Linked from" changed.
 	LinkTargets []string
+	// Public is true when a content change's ops reveal nothing secret to a viewer of the
+	// world and turn the public form of the old content into that of the new
+	// (ops.PublicBatch); when false, viewers get the public form of Doc instead of the ops.
+	Public bool
+	// Doc is the content after a content change (never changed afterwards): what a viewer's
+	// public snapshot is made of when Public is false.
+	Doc ops.Document
 }
 
 // OnChange registers fn to be called after every committed change made through this Store,

@@ -211,6 +211,8 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	if linksChanged(oldLinks, links) {
 		change.LinkTargets = linkTargets(oldLinks, links)
 	}
+	// Secret sections: what a viewer's stream may be sent of this write.
+	change.Public, change.Doc = ops.PublicBatch(doc, res.Doc, res.Applied), res.Doc
 	return out, change, nil
 }
 

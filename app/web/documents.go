@@ -190,9 +190,10 @@ func (w *Web) documentBody(e *core.RequestEvent) error {
 }
 
 // documentView is what a document page shows of d in an era, and where it follows it;
-// editable shows the editing controls of the read view (a timeline's events).
+// editable shows the editing controls of the read view (a timeline's events) and the
+// document's secret parts (marked); without it the page shows the public form.
 func (w *Web) documentView(world store.World, d store.Document, eraID, eraName string, editable bool) (views.DocumentView, error) {
-	body, err := w.documentBodyView(world, d, eraID, eraName)
+	body, err := w.documentBodyView(world, d, eraID, eraName, editable)
 	body.Editable = editable
 	if err != nil {
 		return views.DocumentView{}, err
@@ -222,11 +223,15 @@ func (w *Web) crumbs(world store.World, d store.Document, eraID string) []views.
 	return out
 }
 
-// documentBodyView reads a document's content in an era and shapes it for its type.
-func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraName string) (views.DocumentBody, error) {
+// documentBodyView reads a document's content in an era and shapes it for its type; secrets
+// says whether the reader may see secret parts (a world's editors), else they are left out.
+func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraName string, secrets bool) (views.DocumentBody, error) {
 	c, err := w.Store.Content(d, eraID)
 	if err != nil {
 		return views.DocumentBody{}, err
+	}
+	if !secrets {
+		c = c.Public(d)
 	}
 	b := views.DocumentBody{ID: d.ID, DocumentType: d.DocumentType, Name: d.Name, EraName: eraName,
 		Version: c.Version, Source: c.Source, Text: c.Text}
@@ -255,7 +260,7 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 			cv.Properties = append(cv.Properties, views.PropertyView{Key: p.Key, Value: p.Value})
 		}
 		for _, s := range x.Sections {
-			cv.Sections = append(cv.Sections, views.SectionView{ID: s.ID, Title: s.Title, HTML: renderMarkdown(sectionMarkdown, s.Body)})
+			cv.Sections = append(cv.Sections, views.SectionView{ID: s.ID, Title: s.Title, HTML: renderMarkdown(sectionMarkdown, s.Body), Secret: s.Secret})
 		}
 		b.Card = cv
 	case *ops.Map:

@@ -28,7 +28,7 @@ func (w *Web) searchWorld(e *core.RequestEvent) error {
 	var hits []views.SearchHit
 	state := views.SearchIdle
 	if strings.TrimSpace(q) != "" {
-		res, err := w.Search.Search(search.Query{WorldID: world.ID, EraID: eraID, Text: q, Page: store.Page{Page: 1, PerPage: 20}})
+		res, err := w.Search.Search(search.Query{WorldID: world.ID, EraID: eraID, Text: q, Page: store.Page{Page: 1, PerPage: 20}, Secrets: store.CanEdit(pl.role)})
 		switch {
 		case search.Rebuilding(err):
 			state = views.SearchRebuilding

@@ -374,20 +374,29 @@
     var down = el("button", { type: "button", className: "secondary small", "data-testid": "section-down", text: "↓" });
     var preview = el("button", { type: "button", className: "secondary", "aria-pressed": "false", "data-testid": "section-preview", text: "Preview" });
     var remove = el("button", { type: "button", className: "danger", "data-testid": "section-remove", text: "Remove" });
+    // Secret: only the world's owners, admins and editors see the section (never viewers).
+    var secret = el("button", { type: "button", className: "secondary secret-toggle", "aria-pressed": "false", "data-testid": "section-secret", text: "Secret" });
+    secret.addEventListener("click", function () {
+      var on = !sec.secret;
+      write([{ op: "card.setSectionSecret", id: sec.id, secret: on }], function (r) { showError(li, r.ok ? "" : errorText(r)); });
+    });
     up.addEventListener("click", function () { moveSection(sec, -1); });
     down.addEventListener("click", function () { moveSection(sec, +1); });
     remove.addEventListener("click", function () { confirmRemove(sec); });
     preview.addEventListener("click", function () { togglePreview(sec); });
-    var tools = el("div", { className: "section-tools" }, [up, down, preview, remove]);
+    var tools = el("div", { className: "section-tools" }, [up, down, secret, preview, remove]);
     var head = el("div", { className: "section-head" }, [handle, title, tools]);
     sec.host = el("div", { className: "section-body-editor", "data-testid": "section-body-editor" });
     sec.previewEl = el("div", { className: "prose section-preview", "data-testid": "section-preview-html", hidden: "" });
     var error = el("p", { className: "field-error", role: "alert", hidden: "" });
-    li.append(head, sec.host, sec.previewEl, error);
+    sec.secretNote = el("p", { className: "secret-note", id: "secret-note-" + s.id, "data-testid": "section-secret-note", hidden: "" },
+      [el("span", { className: "secret-badge", text: "Secret" }), el("span", { className: "sr-only", text: ":" }), document.createTextNode(" only editors see this section; viewers never receive it")]);
+    li.append(head, sec.secretNote, sec.host, sec.previewEl, error);
     sec.el = li;
     sec.titleInput = title;
-    sec.buttons = { up: up, down: down, remove: remove };
+    sec.buttons = { up: up, down: down, remove: remove, secret: secret };
     labelSection(sec);
+    showSecret(sec, !!s.secret);
     // Dragging by the handle moves a section; the arrows do the same from the keyboard.
     handle.addEventListener("mousedown", function () { li.draggable = true; });
     li.addEventListener("dragstart", function (ev) {
@@ -413,11 +422,22 @@
     return sec;
   }
 
+  // showSecret marks a section secret (or not) in the editor: its toggle, note and frame.
+  function showSecret(sec, on) {
+    sec.secret = on;
+    sec.buttons.secret.setAttribute("aria-pressed", on ? "true" : "false");
+    sec.secretNote.hidden = !on;
+    sec.el.classList.toggle("secret-section", on);
+    if (on) sec.el.setAttribute("aria-describedby", sec.secretNote.id);
+    else sec.el.removeAttribute("aria-describedby");
+  }
+
   function labelSection(sec) {
     sec.titleInput.setAttribute("aria-label", "Section title");
     sec.buttons.up.setAttribute("aria-label", "Move section " + sec.title + " up");
     sec.buttons.down.setAttribute("aria-label", "Move section " + sec.title + " down");
     sec.buttons.remove.setAttribute("aria-label", "Remove section " + sec.title);
+    sec.buttons.secret.setAttribute("aria-label", "Secret: only editors see section " + sec.title);
     if (sec.view) sec.view.contentDOM.setAttribute("aria-label", "Text of section " + sec.title);
   }
 
@@ -641,7 +661,7 @@
         break;
       case "card.addSection":
         i = Math.min(typeof op.index === "number" ? op.index : model.sections.length, model.sections.length);
-        model.sections.splice(i, 0, { id: op.id, title: op.title, body: op.body || "" });
+        model.sections.splice(i, 0, { id: op.id, title: op.title, body: op.body || "", secret: !!op.secret });
         showSections();
         break;
       case "card.moveSection":
@@ -685,6 +705,11 @@
       case "card.editSectionText":
         sec = sections[op.id];
         if (sec && !own) remoteText(sec, sectionChange(op), v);
+        break;
+      case "card.setSectionSecret":
+        i = indexOf(op.id);
+        if (i >= 0) model.sections[i].secret = !!op.secret;
+        if (sections[op.id]) showSecret(sections[op.id], !!op.secret);
         break;
     }
   }
@@ -769,8 +794,9 @@
       sec.title = s.title;
       setValue(sec.titleInput, s.title);
       labelSection(sec);
+      showSecret(sec, !!s.secret);
     });
-    model.sections = incoming.map(function (s) { return { id: s.id, title: s.title, body: s.body }; });
+    model.sections = incoming.map(function (s) { return { id: s.id, title: s.title, body: s.body, secret: !!s.secret }; });
     version = snap.version;
     showName();
     showAliases();
