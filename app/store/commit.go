@@ -50,6 +50,8 @@ type statements struct {
 	docExists, updateState, insertState, insertOp, insertOutbox *sql.Stmt
 	// the op log's bound (see writeTx.appendOp)
 	opTotal, opsAfter, trimOps *sql.Stmt
+	// snapshots (see SnapshotEvery)
+	insertSnapshot, trimSnapshots *sql.Stmt
 }
 
 func prepare(db *sql.DB) (*statements, error) {
@@ -65,6 +67,8 @@ func prepare(db *sql.DB) (*statements, error) {
 		{&st.opTotal, "SELECT total FROM document_ops WHERE document = ? AND era = ? AND version = ?"},
 		{&st.opsAfter, "SELECT version, total FROM document_ops WHERE document = ? AND era = ? AND version > ? ORDER BY version"},
 		{&st.trimOps, "DELETE FROM document_ops WHERE document = ? AND era = ? AND version <= ?"},
+		{&st.insertSnapshot, "INSERT OR REPLACE INTO document_snapshots (document, era, version, data, created) VALUES (?, ?, ?, ?, ?)"},
+		{&st.trimSnapshots, "DELETE FROM document_snapshots WHERE document = ? AND era = ? AND version < ?"},
 		{&st.insertOutbox, "INSERT OR FAIL INTO outbox (kind, world, document, era, subject, created) VALUES (?, ?, ?, ?, ?, ?)"},
 	} {
 		s, err := db.Prepare(p.sql)
@@ -77,7 +81,7 @@ func prepare(db *sql.DB) (*statements, error) {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.docExists, st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.opTotal, st.opsAfter, st.trimOps} {
+	for _, s := range []*sql.Stmt{st.docExists, st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.opTotal, st.opsAfter, st.trimOps, st.insertSnapshot, st.trimSnapshots} {
 		if s != nil {
 			_ = s.Close()
 		}
