@@ -47,18 +47,24 @@ func era(e *core.RequestEvent) string { return e.Request.URL.Query().Get("era") 
 
 // document resolves the world (checked for need) and a document visible in ?era=.
 func (a *API) document(e *core.RequestEvent, need auth.Need) (store.World, store.Document, error) {
-	w, _, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), need)
+	w, _, d, err := a.documentAndRole(e, need)
+	return w, d, err
+}
+
+// documentAndRole is document, with the principal's role in the world.
+func (a *API) documentAndRole(e *core.RequestEvent, need auth.Need) (store.World, string, store.Document, error) {
+	w, role, err := a.Access.World(auth.PrincipalOf(e), e.Request.PathValue("worldId"), need)
 	if err != nil {
-		return store.World{}, store.Document{}, err
+		return store.World{}, "", store.Document{}, err
 	}
 	if _, err := a.Store.EraChain(w.ID, era(e)); err != nil {
-		return store.World{}, store.Document{}, err
+		return store.World{}, "", store.Document{}, err
 	}
 	d, err := a.Store.Document(w.ID, e.Request.PathValue("documentId"), era(e))
 	if err != nil {
-		return store.World{}, store.Document{}, apierr.NotFound("document")
+		return store.World{}, "", store.Document{}, apierr.NotFound("document")
 	}
-	return w, d, nil
+	return w, role, d, nil
 }
 
 type createDocumentBody struct {
@@ -116,9 +122,12 @@ func (a *API) listDocuments(e *core.RequestEvent) error {
 }
 
 func (a *API) getDocument(e *core.RequestEvent) error {
-	_, d, err := a.document(e, auth.ReadContent)
+	_, role, d, err := a.documentAndRole(e, auth.ReadContent)
 	if err != nil {
 		return err
+	}
+	if v := e.Request.URL.Query().Get("version"); v != "" {
+		return a.getPastVersion(e, d, role, v)
 	}
 	c, err := a.Store.Content(d, era(e))
 	if err != nil {
