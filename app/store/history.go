@@ -283,8 +283,22 @@ func (s *Store) nameActors(items []HistoryEntry) error {
 			ids = append(ids, it.ActorID)
 		}
 	}
+	names, err := s.UserNames(ids)
+	if err != nil {
+		return err
+	}
+	for i := range items {
+		items[i].ActorName = names[items[i].ActorID]
+	}
+	return nil
+}
+
+// UserNames returns the display names of users by id (a user without one, or gone, is
+// missing).
+func (s *Store) UserNames(ids []string) (map[string]string, error) {
+	names := make(map[string]string, len(ids))
 	if len(ids) == 0 {
-		return nil
+		return names, nil
 	}
 	in, params := placeholders("u", ids)
 	var rows []struct {
@@ -292,16 +306,12 @@ func (s *Store) nameActors(items []HistoryEntry) error {
 		Name string `db:"name"`
 	}
 	if err := s.app.DB().NewQuery("SELECT id, name FROM users WHERE id IN (" + in + ")").Bind(params).All(&rows); err != nil {
-		return fmt.Errorf("store: history names: %w", err)
+		return nil, fmt.Errorf("store: user names: %w", err)
 	}
-	names := make(map[string]string, len(rows))
 	for _, r := range rows {
 		names[r.ID] = r.Name
 	}
-	for i := range items {
-		items[i].ActorName = names[items[i].ActorID]
-	}
-	return nil
+	return names, nil
 }
 
 // Restore makes a new version of a document in eraID whose content equals its content at
