@@ -42,3 +42,22 @@ func restore(docType string, raw json.RawMessage) (Document, any, *Error) {
 	}
 	return doc, restoreApplied{Op: RestoreOp, Version: *p.Version, Data: doc.JSON()}, nil
 }
+
+// PublicRestoreOp returns a RestoreOp as applied with its data made public (Public): what a
+// reader who may not see secret parts receives of it. Other ops come back as they are, with
+// false.
+func PublicRestoreOp(docType string, applied json.RawMessage) (json.RawMessage, bool) {
+	name, err := opName(applied)
+	if err != nil || name != RestoreOp {
+		return applied, false
+	}
+	var p restoreApplied
+	if json.Unmarshal(applied, &p) != nil {
+		return applied, false
+	}
+	doc, derr := Decode(docType, p.Data)
+	if derr != nil {
+		return applied, false
+	}
+	return RestoreOpJSON(p.Version, Public(doc)), true
+}

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -87,5 +88,17 @@ func TestSummarize(t *testing.T) {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+func TestPublicRestoreOp(t *testing.T) {
+	op := json.RawMessage(`{"op":"document.restore","version":2,"data":{"sections":[{"id":"sec-a","title":"Plot","body":"traitor","secret":true},{"id":"sec-b","title":"Life","body":"x"}]}}`)
+	got, ok := PublicRestoreOp("card", op)
+	if !ok || strings.Contains(string(got), "traitor") || !strings.Contains(string(got), "Life") {
+		t.Fatalf("PublicRestoreOp = %s, %v", got, ok)
+	}
+	other := json.RawMessage(`{"op":"card.rename","name":"x"}`)
+	if got, ok := PublicRestoreOp("card", other); ok || string(got) != string(other) {
+		t.Fatalf("another op: %s, %v", got, ok)
 	}
 }

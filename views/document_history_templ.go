@@ -17,9 +17,9 @@ type HistoryView struct {
 	// Version is the document's current version.
 	Version int64
 	Items   []HistoryItem
-	// Paged is set on a page after the first (?before=); OlderHref is the next page ("" for
-	// none).
-	Paged     bool
+	// FirstHref is set on a page after the first (?before=): the newest versions. OlderHref is
+	// the next page ("" for none).
+	FirstHref string
 	OlderHref string
 	// StreamURL is the document's event stream, followed on the first page (static/js/history.js)
 	// which then fetches ListURL, the list alone.
@@ -184,21 +184,21 @@ func HistoryPage(p Page, v HistoryView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if v.Paged {
+			if v.FirstHref != "" {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<a href=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var10 templ.SafeURL
-				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(v.DocHref))
+				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(v.FirstHref))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_history.templ`, Line: 59, Col: 39}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/document_history.templ`, Line: 59, Col: 41}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "\" class=\"button secondary\">Back to the document</a> ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "\" class=\"button secondary\" data-testid=\"history-newest\">Newest versions</a> ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

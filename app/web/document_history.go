@@ -52,11 +52,14 @@ func (w *Web) documentHistory(e *core.RequestEvent) error {
 	v := views.HistoryView{
 		DocName: d.Name, DocHref: documentURL(pl.world.Slug, d.ID, pl.eraID),
 		WorldName: pl.world.Name, WorldHref: worldURL(pl.world.Slug, pl.eraID),
-		Version: h.Version, Paged: before > 0,
+		Version: h.Version,
 		ListURL: base + "/history" + withParam(eraQuery(pl.eraID), "fragment", "1"),
 	}
 	if before == 0 {
 		v.StreamURL = "/api/v1/worlds/" + pl.world.ID + "/documents/" + d.ID + "/events" + eraQuery(pl.eraID)
+	}
+	if before > 0 {
+		v.FirstHref = base + "/history" + eraQuery(pl.eraID)
 	}
 	if h.Older > 0 {
 		v.OlderHref = base + "/history" + withParam(eraQuery(pl.eraID), "before", strconv.FormatInt(h.Older, 10))

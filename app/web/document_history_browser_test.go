@@ -66,6 +66,7 @@ func TestBrowserDocumentHistory(t *testing.T) {
 	do(t, a, chromedp.Click(chromedp.CSS(`[data-testid="confirm-go"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="section-body-editor"] .cm-content`)))
 	waitJS(t, a, "Ann sees the restored text", body+` === "Born in the north."`)
 	waitJS(t, b, "Bob sees the restored text", body+` === "Born in the north."`)
+	shots(t, a, "history-document")
 
 	openHistory(t, a)
 	if got := eval[string](t, a, `document.querySelector('[data-testid="history-summary"]').textContent`); got != "restored version 1" {
