@@ -102,3 +102,19 @@ func TestPublicRestoreOp(t *testing.T) {
 		t.Fatalf("another op: %s, %v", got, ok)
 	}
 }
+
+// A text edit based on a version before a restore is stale: its positions were counted on
+// a text the restore replaced.
+func TestEditAcrossARestoreIsStale(t *testing.T) {
+	doc, _ := Decode("card", []byte(adaCard))
+	env := history(5, `{"op":"document.restore","version":2,"data":{"sections":[{"id":"sec-b","title":"Work","body":"Old."}]}}`)
+	_, err := Apply(doc, Request{Version: 5, Env: env, Ops: raws([]string{`{"op":"card.editSectionText","id":"sec-b","baseVersion":4,"splices":[{"pos":2,"del":0,"ins":"x"}]}`})})
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeStaleBaseVersion || !strings.Contains(e.Message, "restored") {
+		t.Fatalf("an edit across a restore: %v, want stale_base_version", err)
+	}
+	// Based on the restore itself, it applies.
+	if _, err := Apply(doc, Request{Version: 5, Env: env, Ops: raws([]string{`{"op":"card.editSectionText","id":"sec-b","baseVersion":5,"splices":[{"pos":2,"del":0,"ins":"x"}]}`})}); err != nil {
+		t.Fatal(err)
+	}
+}
