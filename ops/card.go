@@ -560,6 +560,11 @@ func (c *opCtx) sectionChangesSince(base int64, id string) ([]textOp, error) {
 		if err != nil {
 			return nil, c.stale(base, "the changes made since version %d could not be read (%v)", base, err)
 		}
+		if h.restoredAt > base {
+			// A restore replaced the whole document: the edit's positions say nothing
+			// about the text it left.
+			return nil, c.stale(base, "the document was restored to an earlier version at version %d, after version %d", h.restoredAt, base)
+		}
 		for _, ch := range h.changes {
 			if ch.version > base {
 				changes = append(changes, ch.edit)
@@ -610,6 +615,8 @@ type sectionHistory struct {
 	id      string
 	from    int64
 	changes []versionedEdit
+	// restoredAt is the newest version that restored the document (RestoreOp), 0 for none.
+	restoredAt int64
 }
 
 type versionedEdit struct {
@@ -640,6 +647,10 @@ func (c *opCtx) sectionHistory(base int64, id string) (*sectionHistory, error) {
 			return nil, errors.New("the history is incomplete")
 		}
 		for _, op := range b.Ops {
+			if name, _ := opName(op); name == RestoreOp {
+				h.restoredAt = b.Version
+				continue
+			}
 			edit, err := sectionChange(op, id)
 			if err != nil {
 				return nil, err

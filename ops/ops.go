@@ -134,6 +134,8 @@ type Request struct {
 	Version int64
 	Ops     []json.RawMessage
 	Env     Env
+	// Internal lets the batch hold ops only the service makes (RestoreOp).
+	Internal bool
 }
 
 // docType describes one built-in document type.
@@ -262,6 +264,16 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 		if err != nil {
 			err.OpIndex = i
 			return Result{}, err
+		}
+		if name == RestoreOp && (replay || req.Internal) {
+			restored, applied, rErr := restore(doc.Type(), raw)
+			if rErr != nil {
+				rErr.OpIndex = i
+				return Result{}, rErr
+			}
+			work = restored
+			res.Applied = append(res.Applied, mustJSON(applied))
+			continue
 		}
 		var fn opFunc
 		if t != nil {

@@ -137,6 +137,9 @@ func (a *API) getDocument(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
+	if v := e.Request.URL.Query().Get("version"); v != "" {
+		return a.getPastVersion(e, d, role, v)
+	}
 	c, err := a.readContent(e, d, role)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/loreweave/loreweave/app/api"
 	"github.com/loreweave/loreweave/app/apptest"
+	"github.com/loreweave/loreweave/app/store"
 )
 
 // access is what a route needs, for the authorization matrix.
@@ -42,6 +44,21 @@ type route struct {
 func (f *matrixFixture) doc(kind string) string {
 	f.counter++
 	return f.s.Document(f.users["owner"], f.world, fmt.Sprintf("Doc %d", f.counter), kind)
+}
+
+// writtenDoc returns a new timeline with one version (written through the store: a free
+// world's content is closed to keys).
+func (f *matrixFixture) writtenDoc() string {
+	id := f.doc("timeline")
+	d, err := f.s.LW.Store.Document(f.world, id, "")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	_, err = f.s.LW.Store.ApplyOps(store.WriteRequest{Document: d, Ops: []json.RawMessage{json.RawMessage(`{"op":"timeline.addEvent","label":"x","dateMs":1}`)}})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return id
 }
 
 func (f *matrixFixture) member() string {
@@ -99,6 +116,9 @@ var matrix = map[string]route{
 	"POST /api/v1/worlds/{worldId}/documents/{documentId}/content": {editContent, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("timeline") + "/content",
 			map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "label": "x", "dateMs": 1}}}
+	}},
+	"POST /api/v1/worlds/{worldId}/documents/{documentId}/restore": {editContent, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/documents/" + f.writtenDoc() + "/restore", map[string]any{"version": 0}
 	}},
 	"GET /api/v1/worlds/{worldId}/eras": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/eras", nil }},
 	"POST /api/v1/worlds/{worldId}/eras": {edit, func(f *matrixFixture) (string, any) {

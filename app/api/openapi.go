@@ -85,8 +85,9 @@ var errorText = map[string]string{
 	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`).",
 	"413": "The body is over 1 MiB (`body_too_large`), carries over 500 operations (`too_many_ops`), or would take the document's stored content past 4 MiB (`document_too_large`, with `limit`; nothing is applied), or an upload is over its limit (`file_too_large`, with `limit`).",
 	"415": "The body is not `application/json` (`unsupported_media_type`; uploads: not `multipart/form-data`), or an upload's content is not a supported type (`unsupported_file_type`, with `detectedType` and `supported`).",
+	"410": "The version asked for is older than the document's history reaches (`version_unavailable`, with `oldestVersion`).",
 	"429": "Too many requests from this credential or address (`rate_limited`); the `Retry-After` header says how many seconds to wait.",
-	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`, `idempotency_key_reused`.",
+	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`, `idempotency_key_reused`, `nothing_to_restore`.",
 	"503": "The search index is being rebuilt from the database after a failure (`search_rebuilding`, with `retryAfter`); the `Retry-After` header says how many seconds to wait. Everything else keeps working meanwhile, and writes made during the rebuild are found once it ends.",
 }
 
@@ -211,7 +212,11 @@ func OpenAPI() obj {
 		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}": obj{
 			"parameters": []obj{worldParam, docParam},
-			"get":        withParams(operation("getDocument", "One document: metadata, version and its current content. A viewer of the world gets a card without its secret sections (in data and text); owners, admins and editors see them, marked `secret: true`. Needs Pro or Studio for key and OAuth callers.", "200", ref("DocumentWithContent"), "403", "404", "422"), eraQuery),
+			"get": withParams(operation("getDocument", "One document: metadata, version and its current content; with ?version=N, its content as it was at version N, rebuilt from its history "+
+				"(content.source is history, and currentVersion, versionActor and versionCreated say what the document is at now and who made version N, when). "+
+				"History goes back to the oldest version the op log still rebuilds (about the newest 1,000 versions): an older one answers 410 version_unavailable with oldestVersion; a version the document has not reached, 404. "+
+				"A viewer gets a card without its secret sections. Needs Pro or Studio for key and OAuth callers.", "200", ref("DocumentWithContent"), "403", "404", "410", "422"),
+				queryParam("version", "Optional: read the content as it was at this version (0 is the empty content).", obj{"type": "integer", "minimum": 0}), eraQuery),
 			"patch": withParams(withBody(operation("updateDocument", "Rename a document and/or move it into a folder (parentId; \"\" = top level). Metadata is global across eras. A parent must be a folder of the world; a folder cannot move into itself or its subfolders.", "200", ref("Document"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "parentId": str("A folder's id, or \"\" for the top level.")}, "name", "parentId")), eraQuery),
 			"delete": withParams(operation("deleteDocument", "Delete a document. On the main line it is deleted everywhere (a folder only when empty); with ?era= it is hidden in that era and the eras forked from it.", "204", nil, "403", "404", "409", "422"), eraQuery),
@@ -230,6 +235,13 @@ func OpenAPI() obj {
 			"parameters": []obj{worldParam, docParam},
 			"post": withParams(withBody(operation("applyContentOps", "Apply typed content operations, in order, all or none (editors; Pro or Studio for key and OAuth callers). Each accepted request is one new version.", "200", ref("ContentOpsResult"), "400", "403", "404", "409", "413", "415", "422"),
 				ref("ContentOpsRequest")), eraQuery),
+		},
+		"/api/v1/worlds/{worldId}/documents/{documentId}/restore": obj{
+			"parameters": []obj{worldParam, docParam},
+			"post": withParams(withBody(operation("restoreDocument", "Restore an earlier version (editors; Pro or Studio for key and OAuth callers): one new version whose content equals version's, "+
+				"written like any content write (watchers get an ops event with the single op document.restore, carrying the restored data; search and the op log see it). "+
+				"It answers like a content write. Restoring the current version is 422 nothing_to_restore; a version older than the history reaches, 410 version_unavailable.", "200", ref("ContentOpsResult"), "400", "403", "404", "409", "410", "413", "415", "422"),
+				object(obj{"version": obj{"type": "integer", "minimum": 0, "description": "The version whose content to restore."}})), eraQuery),
 		},
 		"/api/v1/worlds/{worldId}/eras": obj{
 			"parameters": []obj{worldParam},
@@ -311,12 +323,15 @@ func OpenAPI() obj {
 		}),
 		"Document": object(documentProps()),
 		"DocumentWithContent": object(mergeProps(documentProps(), obj{
-			"version": integer("The content version in this era: 0 before any write, then +1 per accepted content request."),
-			"content": ref("Content"),
-		})),
+			"version":        integer("The content version in this era: 0 before any write, then +1 per accepted content request."),
+			"content":        ref("Content"),
+			"currentVersion": integer("Only with ?version=: the document's version now."),
+			"versionActor":   object(obj{"id": str("The user who made the version read (empty when the op log no longer says).")}),
+			"versionCreated": obj{"type": "string", "description": "Only with ?version=: when the version read was made (empty when the op log no longer says)."},
+		}), "currentVersion", "versionActor", "versionCreated"),
 		"Content": object(obj{
 			"data":   obj{"type": "object", "description": "The document type's own data (see the operation catalogue)."},
-			"source": obj{"type": "string", "enum": []string{"live", "stored", "empty"}, "description": "live: the current document state; stored: a stored projection (the type's tool is gone); empty: never written."},
+			"source": obj{"type": "string", "enum": []string{"live", "stored", "empty", "history"}, "description": "live: the current document state; stored: a stored projection (the type's tool is gone); empty: never written; history: an earlier version rebuilt from the document's history (?version=)."},
 			"text":   str("Plain-text projection. For an animator: the document name, then the clip ids, space separated."),
 		}),
 		"Era": object(obj{"id": str("Era id."), "worldId": str("World id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line."), "created": dateTime()}),

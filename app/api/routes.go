@@ -58,6 +58,7 @@ var Routes = []Route{
 	{"DELETE", "/api/v1/worlds/{worldId}/documents/{documentId}", (*API).deleteDocument},
 	{"GET", "/api/v1/worlds/{worldId}/documents/{documentId}/ops", (*API).opLog},
 	{"POST", "/api/v1/worlds/{worldId}/documents/{documentId}/content", (*API).applyContentOps},
+	{"POST", "/api/v1/worlds/{worldId}/documents/{documentId}/restore", (*API).restoreDocument},
 	{"GET", "/api/v1/worlds/{worldId}/eras", (*API).listEras},
 	{"POST", "/api/v1/worlds/{worldId}/eras", (*API).createEra},
 	{"GET", "/api/v1/worlds/{worldId}/projects", (*API).listProjects},

@@ -52,6 +52,8 @@ type statements struct {
 	deleteLinks, insertLink *sql.Stmt
 	// the op log's bound (see writeTx.appendOp)
 	opTotal, opsAfter, trimOps *sql.Stmt
+	// snapshots (see SnapshotEvery)
+	insertSnapshot, trimSnapshots *sql.Stmt
 }
 
 func prepare(db *sql.DB) (*statements, error) {
@@ -69,6 +71,8 @@ func prepare(db *sql.DB) (*statements, error) {
 		{&st.trimOps, "DELETE FROM document_ops WHERE document = ? AND era = ? AND version <= ?"},
 		{&st.deleteLinks, "DELETE FROM document_links WHERE source = ? AND era = ?"},
 		{&st.insertLink, "INSERT OR FAIL INTO document_links (source, era, world, position, target, targetName, context, secret) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&st.insertSnapshot, "INSERT OR REPLACE INTO document_snapshots (document, era, version, data, created) VALUES (?, ?, ?, ?, ?)"},
+		{&st.trimSnapshots, "DELETE FROM document_snapshots WHERE document = ? AND era = ? AND version < ?"},
 		{&st.insertOutbox, "INSERT OR FAIL INTO outbox (kind, world, document, era, subject, created) VALUES (?, ?, ?, ?, ?, ?)"},
 	} {
 		s, err := db.Prepare(p.sql)
@@ -81,7 +85,7 @@ func prepare(db *sql.DB) (*statements, error) {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.docExists, st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.opTotal, st.opsAfter, st.trimOps, st.deleteLinks, st.insertLink} {
+	for _, s := range []*sql.Stmt{st.docExists, st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.opTotal, st.opsAfter, st.trimOps, st.deleteLinks, st.insertLink, st.insertSnapshot, st.trimSnapshots} {
 		if s != nil {
 			_ = s.Close()
 		}

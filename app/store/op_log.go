@@ -272,6 +272,10 @@ func (w *writeTx) appendOp(docID, era string, version int64, ops []byte, actor, 
 		if _, err := w.exec(w.st.trimOps, docID, era, cut); err != nil {
 			return fmt.Errorf("store: trim op log of %s: %w", docID, err)
 		}
+		// A snapshot older than the oldest entry kept can no longer start a replay.
+		if _, err := w.exec(w.st.trimSnapshots, docID, era, cut); err != nil {
+			return fmt.Errorf("store: trim snapshots of %s: %w", docID, err)
+		}
 	}
 	return nil
 }

@@ -20,6 +20,8 @@ type WriteRequest struct {
 	Actor    Actor
 	// Client is the editor that sent the write, if it said.
 	Client Client
+	// restore is set by Restore: Ops is a restore op (ops.RestoreOp), which no client may send.
+	restore bool
 }
 
 // WriteResult is what an accepted batch did.
@@ -117,7 +119,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	}
 	// Links written by name become links by id where exactly one document has the name.
 	batch := ops.ResolveLinkNames(req.Ops, s.resolveName(d.WorldID, chain))
-	res, err := ops.Apply(doc, ops.Request{Version: row.Version, Ops: batch, Env: s.opsEnv(d, req.EraID, chain, row.Version)})
+	res, err := ops.Apply(doc, ops.Request{Version: row.Version, Ops: batch, Env: s.opsEnv(d, req.EraID, chain, row.Version), Internal: req.restore})
 	if err != nil {
 		return WriteResult{}, Change{}, err
 	}
@@ -145,6 +147,12 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		}
 	}
 	writeLinks := !own || linksChanged(oldLinks, links)
+	var forkData []byte // what a first write in this era inherited
+	if !own && found {
+		if forkData = []byte(row.Data); len(forkData) == 0 {
+			forkData = doc.JSON()
+		}
+	}
 	var seq int64
 	err = s.commits.do(func(w *writeTx) error {
 		t := now()
@@ -169,6 +177,17 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 			// transaction that reads first holds a read snapshot, which a checkpoint can
 			// leave too old to start writing from (SQLITE_BUSY).
 			if err := w.documentExists(d.ID); err != nil {
+				return err
+			}
+		}
+		if !own && found {
+			// The era's history starts here: keep what it inherited (see SnapshotEvery).
+			if err := w.snapshot(d.ID, req.EraID, row.Version, forkData, t); err != nil {
+				return err
+			}
+		}
+		if version%SnapshotEvery == 0 {
+			if err := w.snapshot(d.ID, req.EraID, version, data, t); err != nil {
 				return err
 			}
 		}

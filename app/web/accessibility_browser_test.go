@@ -120,6 +120,8 @@ func TestBrowserAccessibility(t *testing.T) {
 				{base + "/d/" + m, `main h1`},
 				{base + "/d/" + an, `main h1`},
 				{base + "/d/" + card, `[data-testid="card-editor"] .cm-content`},
+				{base + "/d/" + card + "/history", `[data-testid="history-list"]`},
+				{base + "/d/" + card + "/v/0", `[data-testid="version-banner"]`},
 				{base + "/d/" + card + "/rename", `[data-testid="rename-form"]`},
 				{base + "/d/" + card + "/move", `[data-testid="move-form"]`},
 				{base + "/d/" + card + "/delete", `[data-testid="delete-form"]`},

@@ -200,10 +200,11 @@ func (w *Web) documentView(world store.World, d store.Document, eraID, eraName s
 	}
 	return views.DocumentView{
 		WorldSlug: world.Slug, WorldName: world.Name, WorldHref: worldURL(world.Slug, eraID),
-		Crumbs:    w.crumbs(world, d, eraID),
-		Body:      body,
-		StreamURL: "/api/v1/worlds/" + world.ID + "/documents/" + d.ID + "/events" + eraQuery(eraID),
-		BodyURL:   "/w/" + world.Slug + "/d/" + d.ID + "/body" + eraQuery(eraID),
+		Crumbs:      w.crumbs(world, d, eraID),
+		Body:        body,
+		StreamURL:   "/api/v1/worlds/" + world.ID + "/documents/" + d.ID + "/events" + eraQuery(eraID),
+		BodyURL:     "/w/" + world.Slug + "/d/" + d.ID + "/body" + eraQuery(eraID),
+		HistoryHref: historyBase(world.Slug, d.ID) + "/history" + eraQuery(eraID),
 	}, nil
 }
 
@@ -242,6 +243,11 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 	if err != nil {
 		return b, nil // a stored copy that no longer decodes: its text projection
 	}
+	return w.shapeBody(world, d, eraID, b, doc)
+}
+
+// shapeBody fills in b, a document's body view, from its content doc, by type.
+func (w *Web) shapeBody(world store.World, d store.Document, eraID string, b views.DocumentBody, doc ops.Document) (views.DocumentBody, error) {
 	switch x := doc.(type) {
 	case *ops.Timeline:
 		t := &views.TimelineView{}

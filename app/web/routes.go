@@ -49,6 +49,10 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	// The card editor's writes: JSON, with the X-CSRF-Token header.
 	g.POST("/w/{slug}/d/{id}/content", w.applyContentOps)
 	g.POST("/w/{slug}/d/{id}/cursor", w.publishCursor)
+	// A document's history: its versions, one version as it was, and restoring one (editors).
+	g.GET("/w/{slug}/d/{id}/history", w.documentHistory)
+	g.GET("/w/{slug}/d/{id}/v/{version}", w.documentVersion)
+	g.POST("/w/{slug}/d/{id}/restore", w.restoreVersion)
 	// Uploads from the map and animator editors (multipart, with the X-CSRF-Token header).
 	g.POST("/w/{slug}/assets", w.uploadAsset)
 	// Reads a date as written, for the timeline editor's preview (JSON).

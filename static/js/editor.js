@@ -849,6 +849,13 @@
     if (busy) return;
     var item = queue.shift();
     if (!item) return;
+    // A restore of an earlier version (the op document.restore) carries the whole card: it is
+    // caught up from like a snapshot, unsent edits rebased over it.
+    var restored = item.kind === "ops" && (item.data.ops || []).filter(function (o) { return o.op === "document.restore"; })[0];
+    if (restored) {
+      if (item.data.version <= version) { pumpQueue(); return; }
+      item = { kind: "snapshot", data: { version: item.data.version, data: restored.data } };
+    }
     if (item.kind === "snapshot") {
       if (item.data.version === version) { pumpQueue(); return; }
       busy = true;

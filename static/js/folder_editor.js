@@ -75,9 +75,12 @@
     var d = ev.detail || {};
     if (d.clientId === clientId) return;
     (d.ops || []).forEach(function (op) {
-      if (op.op !== "folder.setDescription") return;
-      if (dirty || sending) theirs = op.description;
-      else { LoreCM.replace(view, op.description); saved = op.description; }
+      // A restore of an earlier version carries the whole folder's data.
+      var text = op.op === "folder.setDescription" ? op.description
+        : op.op === "document.restore" ? ((op.data && op.data.description) || "") : null;
+      if (text === null) return;
+      if (dirty || sending) theirs = text;
+      else { LoreCM.replace(view, text); saved = text; }
     });
   });
 
