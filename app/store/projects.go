@@ -74,7 +74,7 @@ func (s *Store) cleanConfig(worldID, kind, base string, patch json.RawMessage) (
 	if base != "" {
 		_ = json.Unmarshal([]byte(base), &merged)
 	}
-	if len(bytes.TrimSpace(patch)) > 0 {
+	if p := bytes.TrimSpace(patch); len(p) > 0 && string(p) != "null" {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(patch, &m); err != nil || m == nil {
 			return "", apierr.Field("config", "\"config\" must be a JSON object")
@@ -305,4 +305,35 @@ func (s *Store) WorldChangeHead(worldID string) (int64, error) {
 		return 0, fmt.Errorf("store: world change head: %w", err)
 	}
 	return seq, nil
+}
+
+// ContentChanged returns when the content of each of a world's documents that has any was
+// last written, as the era at the head of chain (an EraChain) sees it: the time of the
+// nearest era's state row.
+func (s *Store) ContentChanged(worldID string, chain []string) (map[string]string, error) {
+	in, params := placeholders("e", chain)
+	params["w"] = worldID
+	var rows []struct {
+		Document string `db:"document"`
+		Era      string `db:"era"`
+		Updated  string `db:"updated"`
+	}
+	err := s.app.DB().NewQuery("SELECT s.document, s.era, s.updated FROM document_states s JOIN documents d ON d.id = s.document WHERE d.world = {:w} AND s.era IN (" + in + ")").
+		Bind(params).All(&rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: content changed: %w", err)
+	}
+	rank := make(map[string]int, len(chain))
+	for i, e := range chain {
+		rank[e] = i
+	}
+	out := map[string]string{}
+	best := map[string]int{}
+	for _, r := range rows {
+		if b, ok := best[r.Document]; !ok || rank[r.Era] < b {
+			best[r.Document] = rank[r.Era]
+			out[r.Document] = r.Updated
+		}
+	}
+	return out, nil
 }

@@ -192,22 +192,23 @@ func (w *Web) documentBody(e *core.RequestEvent) error {
 // documentView is what a document page shows of d in an era, and where it follows it;
 // editable shows the editing controls of the read view (a timeline's events).
 func (w *Web) documentView(world store.World, d store.Document, eraID, eraName string, editable bool) (views.DocumentView, error) {
-	body, err := w.documentBodyView(world, d, eraID, eraName)
+	links := appLinks(world, eraID)
+	body, err := w.documentBodyView(world, d, eraID, eraName, links)
 	body.Editable = editable
 	if err != nil {
 		return views.DocumentView{}, err
 	}
 	return views.DocumentView{
 		WorldSlug: world.Slug, WorldName: world.Name, WorldHref: worldURL(world.Slug, eraID),
-		Crumbs:    w.crumbs(world, d, eraID),
+		Crumbs:    w.crumbs(world, d, eraID, links.Doc),
 		Body:      body,
 		StreamURL: "/api/v1/worlds/" + world.ID + "/documents/" + d.ID + "/events" + eraQuery(eraID),
 		BodyURL:   "/w/" + world.Slug + "/d/" + d.ID + "/body" + eraQuery(eraID),
 	}, nil
 }
 
-// crumbs returns the folders above d, outermost first.
-func (w *Web) crumbs(world store.World, d store.Document, eraID string) []views.Crumb {
+// crumbs returns the folders above d, outermost first; href is a folder's page.
+func (w *Web) crumbs(world store.World, d store.Document, eraID string, href func(docID string) string) []views.Crumb {
 	var out []views.Crumb
 	seen := map[string]bool{d.ID: true}
 	for id := d.ParentID; id != "" && !seen[id] && len(out) < maxCrumbs; {
@@ -216,14 +217,40 @@ func (w *Web) crumbs(world store.World, d store.Document, eraID string) []views.
 		if err != nil {
 			break
 		}
-		out = append([]views.Crumb{{Name: f.Name, Href: documentURL(world.Slug, f.ID, eraID)}}, out...)
+		out = append([]views.Crumb{{Name: f.Name, Href: href(f.ID)}}, out...)
 		id = f.ParentID
 	}
 	return out
 }
 
-// documentBodyView reads a document's content in an era and shapes it for its type.
-func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraName string) (views.DocumentBody, error) {
+// docLinks says where a rendered document's links lead and what of it is shown: the app's
+// own pages (appLinks) or a wiki's (wikiSite.links). The document views take it, so the app
+// and a wiki render documents with the same code.
+type docLinks struct {
+	// Doc is the page of a document of the same world, by id.
+	Doc func(docID string) string
+	// Asset is the address a file the content names (a map's image, a model) is shown from;
+	// nil shows it as stored.
+	Asset func(url string) string
+	// Public leaves out what only the world's editors may see (secret sections).
+	Public bool
+}
+
+// appLinks leads to the app's pages of a world in an era.
+func appLinks(world store.World, eraID string) docLinks {
+	return docLinks{Doc: func(id string) string { return documentURL(world.Slug, id, eraID) }}
+}
+
+func (l docLinks) asset(url string) string {
+	if l.Asset == nil || url == "" {
+		return url
+	}
+	return l.Asset(url)
+}
+
+// documentBodyView reads a document's content in an era and shapes it for its type, its
+// links as l builds them.
+func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraName string, l docLinks) (views.DocumentBody, error) {
 	c, err := w.Store.Content(d, eraID)
 	if err != nil {
 		return views.DocumentBody{}, err
@@ -235,7 +262,13 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 	}
 	doc, err := ops.Decode(d.DocumentType, c.Data)
 	if err != nil {
+		if l.Public {
+			b.Text = "" // the projection could hold secret parts
+		}
 		return b, nil // a stored copy that no longer decodes: its text projection
+	}
+	if l.Public {
+		doc = ops.Public(doc)
 	}
 	switch x := doc.(type) {
 	case *ops.Timeline:
@@ -259,17 +292,17 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 		}
 		b.Card = cv
 	case *ops.Map:
-		m := &views.MapView{Image: views.MapImage{URL: x.Image.URL, Width: x.Image.Width, Height: x.Image.Height}, Pins: []views.PinView{}}
+		m := &views.MapView{Image: views.MapImage{URL: l.asset(x.Image.URL), Width: x.Image.Width, Height: x.Image.Height}, Pins: []views.PinView{}}
 		for _, p := range x.Pins {
 			pin := views.PinView{ID: p.ID, X: p.X, Y: p.Y, Label: p.Label, DocumentID: p.DocumentID}
 			if p.DocumentID != "" {
-				pin.Href = documentURL(world.Slug, p.DocumentID, eraID)
+				pin.Href = l.Doc(p.DocumentID)
 			}
 			m.Pins = append(m.Pins, pin)
 		}
 		b.Map = m
 	case *ops.Animator:
-		a := &views.AnimatorView{ModelURL: x.Model.URL, ModelName: x.Model.Name, ActiveClipID: x.ActiveClipID}
+		a := &views.AnimatorView{ModelURL: l.asset(x.Model.URL), ModelName: x.Model.Name, ActiveClipID: x.ActiveClipID}
 		for _, cl := range x.Clips {
 			a.Clips = append(a.Clips, cl.ID)
 		}
@@ -279,7 +312,7 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 		if err != nil {
 			return views.DocumentBody{}, err
 		}
-		b.Folder = &views.FolderView{DescriptionHTML: renderMarkdown(descriptionMarkdown, x.Description), Children: docTree(children, world.Slug, eraID)}
+		b.Folder = &views.FolderView{DescriptionHTML: renderMarkdown(descriptionMarkdown, x.Description), Children: docTree(children, l.Doc)}
 	}
 	return b, nil
 }

@@ -72,6 +72,16 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.GET("/oauth/authorize", w.authorizeForm)
 	g.POST("/oauth/authorize", w.authorizeDecision)
 
+	// Wikis: a world's published, read-only site (wiki.go). Their own middleware: no CSRF
+	// cookie, so that a public page is one response for everyone.
+	wk := r.Group("")
+	wk.BindFunc(w.wikiMiddleware)
+	wk.GET("/wiki/{slug}", w.wikiSlash)
+	wk.GET("/wiki/{slug}/{$}", w.wikiHome)
+	wk.GET("/wiki/{slug}/d/{id}", w.wikiDocument)
+	wk.GET("/wiki/{slug}/search", w.wikiSearch)
+	wk.GET("/wiki/{slug}/files/{assetId}", w.wikiFile)
+
 	// Any other address. The most specific pattern wins, so PocketBase's /api/ and /_/ routes
 	// still answer what they know; this replaces PocketBase's own catch-all.
 	r.Route("", "/", w.unknownAddress).BindFunc(w.unknownAddressMiddleware)
