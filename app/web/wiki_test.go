@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -203,4 +204,77 @@ func TestWikiCaching(t *testing.T) {
 			t.Fatal("the page does not show the new name")
 		}
 	}
+}
+
+// TestWikiSettingsPage changes a wiki's name, era and visibility from its settings page,
+// shows a refusal next to its control, and deletes the wiki.
+func TestWikiSettingsPage(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	vic := s.NewUser("Vic")
+	w := newWorld(t, s, ann, "Eldoria")
+	s.AddMember(ann, w.ID, vic, "viewer")
+	era := w.era(t, "Second Age")
+	id, home := w.wiki(t, "Eldoria Wiki", nil)
+	b := s.SignIn(ann)
+	settings := "/w/" + w.Slug + "/projects/" + id
+
+	wp := page(t, s, b, "/w/"+w.Slug, http.StatusOK)
+	if href, _ := wp.Find(`[data-testid="project-settings"]`).Attr("href"); href != settings {
+		t.Fatalf("settings link %q", href)
+	}
+	if href, _ := wp.Find(`[data-testid="project-open"]`).Attr("href"); href != home {
+		t.Fatalf("open link %q", href)
+	}
+	if page(t, s, s.SignIn(vic), "/w/"+w.Slug, http.StatusOK).Find(`[data-testid="project-settings"]`).Length() != 0 {
+		t.Fatal("a viewer is offered the settings")
+	}
+	s.Must(s.Do(apptest.Request{Method: "GET", Path: settings, Client: s.SignIn(vic)}), http.StatusForbidden)
+
+	d := page(t, s, b, settings, http.StatusOK)
+	if href, _ := d.Find(`[data-testid="open-wiki"]`).Attr("href"); href != home {
+		t.Fatalf("open the wiki: %q", href)
+	}
+	token := s.CSRFToken(b, settings)
+	form := func(name, eraID, vis string) url.Values {
+		return url.Values{"csrf": {token}, "name": {name}, "eraId": {eraID}, "visibility": {vis}}
+	}
+	res := s.PostForm(b, settings, form("Tales of Eldoria", era, "public"))
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("save: %d %s", res.Status, res.Body)
+	}
+	d = page(t, s, b, res.Header.Get("Location"), http.StatusOK)
+	if v, _ := d.Find(`[data-testid="project-name"]`).Attr("value"); v != "Tales of Eldoria" || d.Find(`[data-testid="notice"]`).Length() != 1 {
+		t.Fatalf("after save: name %q", v)
+	}
+	if v, _ := d.Find(`[data-testid="project-era"] option[selected]`).Attr("value"); v != era {
+		t.Fatalf("era selected %q", v)
+	}
+	if _, ok := d.Find(`[data-testid="visibility-public"]`).Attr("checked"); !ok {
+		t.Fatal("public is not checked")
+	}
+	if h := doc(t, s.Must(anon(s, home, nil), http.StatusOK)); !strings.Contains(h.Find(".brand").Text(), "Tales of Eldoria") {
+		t.Fatalf("the wiki's name: %q", h.Find(".brand").Text())
+	}
+
+	for _, c := range []struct {
+		f     url.Values
+		errID string
+	}{
+		{form("", "", "public"), "project-name-error"},
+		{form("Wiki", "nosuchera000000", "public"), "project-era-error"},
+		{form("Wiki", "", "everyone"), "project-visibility-error"},
+	} {
+		res := s.PostForm(b, settings, c.f)
+		if res.Status != http.StatusUnprocessableEntity || doc(t, res).Find("#"+c.errID).Length() != 1 {
+			t.Errorf("refused %v: %d, no #%s", c.f, res.Status, c.errID)
+		}
+	}
+
+	res = s.PostForm(b, settings+"/delete", url.Values{"csrf": {token}})
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.Status)
+	}
+	s.Must(anon(s, home, nil), http.StatusNotFound)
+	s.Must(s.Do(apptest.Request{Method: "GET", Path: settings, Client: b}), http.StatusNotFound)
 }

@@ -178,7 +178,14 @@ func (w *Web) renderWorld(e *core.RequestEvent, pl *place, status int, forms fun
 		v.Eras = append(v.Eras, views.EraItem{ID: x.ID, Name: x.Name, Href: worldURL(world.Slug, x.ID), Current: x.ID == eraID})
 	}
 	for _, x := range projects {
-		v.Projects = append(v.Projects, views.ProjectItem{ID: x.ID, Kind: x.Kind, Name: x.Name})
+		pi := views.ProjectItem{ID: x.ID, Kind: x.Kind, Name: x.Name}
+		if x.Kind == store.KindWiki {
+			pi.URL = wikiURL(x.Slug)
+		}
+		if store.CanEdit(role) {
+			pi.SettingsHref = projectSettingsURL(world.Slug, x.ID)
+		}
+		v.Projects = append(v.Projects, pi)
 	}
 	files, fileCount, err := w.Store.Assets(world.ID, store.Page{Page: 1, PerPage: maxFilesShown})
 	if err != nil {
