@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/a-h/templ"
 	"github.com/pocketbase/pocketbase/core"
@@ -39,6 +41,40 @@ type wikiSite struct {
 	// seq and head are the world's event and change sequences read before anything else:
 	// what the page's ETag is made of.
 	seq, head int64
+	// etag is the page's, once fresh has made it.
+	etag string
+}
+
+// wikiPageCache keeps rendered wiki pages by ETag. An ETag is made of everything its page
+// shows, so a page kept under it is the page: a popular page is rendered once per change of
+// the world rather than once per reader.
+type wikiPageCache struct {
+	mu    sync.Mutex
+	pages map[string]wikiPage
+}
+
+type wikiPage struct {
+	body []byte
+	csp  string
+}
+
+// maxWikiPages bounds the pages kept; when full, the cache starts over.
+const maxWikiPages = 256
+
+func (c *wikiPageCache) get(etag string) (wikiPage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.pages[etag]
+	return p, ok
+}
+
+func (c *wikiPageCache) put(etag string, p wikiPage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pages == nil || len(c.pages) >= maxWikiPages {
+		c.pages = make(map[string]wikiPage, maxWikiPages)
+	}
+	c.pages[etag] = p
 }
 
 // base is the wiki's home page, and the prefix of its other pages.
@@ -150,6 +186,7 @@ func (s *wikiSite) fresh(e *core.RequestEvent, parts ...any) bool {
 		fmt.Fprintln(sum, p)
 	}
 	etag := `"` + hex.EncodeToString(sum.Sum(nil))[:32] + `"`
+	s.etag = etag
 	h := e.Response.Header()
 	h.Set("ETag", etag)
 	if s.cfg.Visibility == store.VisibilityPublic {
@@ -168,11 +205,34 @@ func (s *wikiSite) fresh(e *core.RequestEvent, parts ...any) bool {
 	return false
 }
 
-// renderWiki writes a wiki page, keeping the validators fresh set.
-func renderWiki(e *core.RequestEvent, c templ.Component) error {
+// cachedWiki writes the page kept under the ETag fresh made, if there is one.
+func (w *Web) cachedWiki(e *core.RequestEvent, s *wikiSite) bool {
+	p, ok := w.wikiPages.get(s.etag)
+	if !ok {
+		return false
+	}
+	e.Response.Header().Set("Content-Security-Policy", p.csp)
 	e.Response.Header().Set("Content-Type", "text/html; charset=utf-8")
 	e.Response.WriteHeader(http.StatusOK)
-	return c.Render(context.Background(), e.Response)
+	_, err := e.Response.Write(p.body)
+	return err == nil
+}
+
+// renderWiki writes a wiki page, with the validators fresh set, and keeps it under its
+// ETag.
+func (w *Web) renderWiki(e *core.RequestEvent, s *wikiSite, c templ.Component) error {
+	var buf bytes.Buffer
+	if err := c.Render(context.Background(), &buf); err != nil {
+		return err
+	}
+	h := e.Response.Header()
+	if h.Get("ETag") != "" {
+		w.wikiPages.put(s.etag, wikiPage{body: buf.Bytes(), csp: h.Get("Content-Security-Policy")})
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	e.Response.WriteHeader(http.StatusOK)
+	_, err := e.Response.Write(buf.Bytes())
+	return err
 }
 
 // wikiTree is the published documents as the wiki's navigation.
@@ -199,7 +259,7 @@ func (w *Web) wikiHome(e *core.RequestEvent) error {
 	if s == nil {
 		return err
 	}
-	if s.fresh(e, "home") {
+	if s.fresh(e, "home") || w.cachedWiki(e, s) {
 		return nil
 	}
 	docs, tree, err := w.wikiTree(s)
@@ -221,7 +281,7 @@ func (w *Web) wikiHome(e *core.RequestEvent) error {
 	for i := range recent {
 		recent[i].Changed = shortTime(recent[i].Changed)
 	}
-	return renderWiki(e, views.WikiHome(s.view(tree, ""), recent))
+	return w.renderWiki(e, s, views.WikiHome(s.view(tree, ""), recent))
 }
 
 // wikiDocument is one published document: what a viewer of the app sees of it, without its
@@ -241,7 +301,7 @@ func (w *Web) wikiDocument(e *core.RequestEvent) error {
 	}
 	// The content's own version too: a write committed after the sequences were read is
 	// either in both or only in the version, never only in the sequences.
-	if s.fresh(e, "doc", d.ID, d.Name, d.ParentID, d.Updated, c.Version) {
+	if s.fresh(e, "doc", d.ID, d.Name, d.ParentID, d.Updated, c.Version) || w.cachedWiki(e, s) {
 		return nil
 	}
 	_, tree, err := w.wikiTree(s)
@@ -266,7 +326,7 @@ func (w *Web) wikiDocument(e *core.RequestEvent) error {
 		h.Modules = []string{static.URL("vendor/model-viewer/model-viewer.min.js")}
 		e.Response.Header().Set("Content-Security-Policy", modelViewerCSP)
 	}
-	return renderWiki(e, views.WikiDocument(s.view(tree, d.ID), h, w.crumbs(s.world, d, s.cfg.EraID, links.Doc), b))
+	return w.renderWiki(e, s, views.WikiDocument(s.view(tree, d.ID), h, w.crumbs(s.world, d, s.cfg.EraID, links.Doc), b))
 }
 
 // wikiSearch finds the wiki's published documents: the world in the wiki's era, as a viewer
@@ -280,8 +340,12 @@ func (w *Web) wikiSearch(e *core.RequestEvent) error {
 	if r := []rune(q); len(r) > search.MaxQuery {
 		q = string(r[:search.MaxQuery])
 	}
-	if s.fresh(e, "search", q) {
-		return nil
+	// Results follow the search index, which catches up with the world a moment after a
+	// change: no validator here, or a page read in that moment would be kept.
+	if s.cfg.Visibility == store.VisibilityPublic {
+		e.Response.Header().Set("Cache-Control", "public, no-cache")
+	} else {
+		e.Response.Header().Set("Cache-Control", "private, no-cache")
 	}
 	var hits []views.SearchHit
 	state := views.SearchIdle
@@ -291,7 +355,6 @@ func (w *Web) wikiSearch(e *core.RequestEvent) error {
 		case search.Rebuilding(err):
 			state = views.SearchRebuilding
 			e.Response.Header().Set("Cache-Control", "no-store")
-			e.Response.Header().Del("ETag")
 		case err != nil:
 			return err
 		default:
@@ -308,7 +371,7 @@ func (w *Web) wikiSearch(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	return renderWiki(e, views.WikiSearch(s.view(tree, ""), q, hits, state))
+	return w.renderWiki(e, s, views.WikiSearch(s.view(tree, ""), q, hits, state))
 }
 
 // wikiFile serves one of the world's uploaded files (a map's image, a model) to the wiki's
