@@ -75,6 +75,12 @@ func (f *matrixFixture) asset() string {
 	return a.ID
 }
 
+func (f *matrixFixture) project() string {
+	var p struct{ ID string }
+	f.s.Must(f.s.Post(f.users["owner"].Key, "/api/v1/worlds/"+f.world+"/projects", map[string]any{"name": "Wiki", "kind": "wiki"}), http.StatusCreated).JSON(f.t, &p)
+	return p.ID
+}
+
 // matrix lists every /api/v1 route. TestAuthorizationMatrix fails if a registered route is
 // missing here.
 var matrix = map[string]route{
@@ -133,6 +139,15 @@ var matrix = map[string]route{
 	"GET /api/v1/worlds/{worldId}/assets": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/assets", nil }},
 	"POST /api/v1/worlds/{worldId}/assets": {edit, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/assets", upload{"map.png", pngBytes(f.t, 4, 4)}
+	}},
+	"GET /api/v1/worlds/{worldId}/projects/{projectId}": {readMeta, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/projects/" + f.project(), nil
+	}},
+	"PATCH /api/v1/worlds/{worldId}/projects/{projectId}": {edit, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/projects/" + f.project(), map[string]any{"name": "Renamed"}
+	}},
+	"DELETE /api/v1/worlds/{worldId}/projects/{projectId}": {edit, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/projects/" + f.project(), nil
 	}},
 	"GET /api/v1/worlds/{worldId}/assets/{assetId}": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/assets/" + f.asset(), nil

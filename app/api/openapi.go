@@ -170,6 +170,7 @@ var (
 	assetParam     = pathParam("assetId", "The asset's id.")
 	worldParam     = pathParam("worldId", "The world's id.")
 	docParam       = pathParam("documentId", "The document's id.")
+	projectParam   = pathParam("projectId", "The project's id.")
 	eraQuery       = queryParam("era", "An era id: read or write the document as it is in that era. Omitted: the main line (an empty value is refused, so that an unset variable in a script cannot aim at the main line).", obj{"type": "string", "minLength": 1})
 	pageQuery      = queryParam("page", "Page number, from 1.", obj{"type": "integer", "minimum": 1})
 	lastEventQuery = queryParam("lastEventId", "Resume after this event id (the same as the Last-Event-ID header, which browsers' EventSource sends).", obj{"type": "integer", "minimum": 0})
@@ -253,7 +254,15 @@ func OpenAPI() obj {
 			"parameters": []obj{worldParam},
 			"get":        withParams(operation("listProjects", "The world's projects, oldest first.", "200", listOf("Project"), "404", "422"), pageQuery, perPageQ),
 			"post": withBody(operation("createProject", "Create a project (an app instance) of a known kind: wiki, or a kind of an installed tool.", "201", ref("Project"), "400", "403", "404", "413", "415", "422"),
-				object(obj{"kind": str("The app kind, e.g. wiki."), "name": str("1 to 200 characters.")})),
+				object(obj{"kind": str("The app kind, e.g. wiki."), "name": str("1 to 200 characters."),
+					"config": ref("ProjectConfig")}, "config")),
+		},
+		"/api/v1/worlds/{worldId}/projects/{projectId}": obj{
+			"parameters": []obj{worldParam, projectParam},
+			"get":        operation("getProject", "One project.", "200", ref("Project"), "404"),
+			"patch": withBody(operation("updateProject", "Rename a project and/or change its settings (editors). config's members are merged into the project's config (null removes one); a wiki's url stays when it is renamed.", "200", ref("Project"), "400", "403", "404", "413", "415", "422"),
+				object(obj{"name": str("1 to 200 characters."), "config": ref("ProjectConfig")}, "name", "config")),
+			"delete": operation("deleteProject", "Delete a project (editors). A wiki's address then answers 404.", "204", nil, "403", "404"),
 		},
 		"/api/v1/worlds/{worldId}/assets": obj{
 			"parameters": []obj{worldParam},
@@ -337,8 +346,14 @@ func OpenAPI() obj {
 		"Era": object(obj{"id": str("Era id."), "worldId": str("World id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line."), "created": dateTime()}),
 		"Project": object(obj{
 			"id": str("Project id."), "worldId": str("World id."), "kind": str("App kind."), "name": str("Name."),
-			"config": obj{"type": "object"}, "created": dateTime(),
-		}),
+			"config": ref("ProjectConfig"), "created": dateTime(),
+			"url": str("A wiki's address on this server (/wiki/{slug}/): its home page. Set for wikis only; it stays when the wiki is renamed."),
+		}, "url"),
+		"ProjectConfig": obj{"type": "object", "description": "The project's settings. A wiki takes visibility (members: the world's signed-in members, the default; public: anyone, without an account) and eraId (an era of the world whose state the wiki shows; \"\" = the main line); other members are refused with 422 invalid_field naming config.<member>. Other kinds keep any JSON object.",
+			"properties": obj{
+				"visibility": obj{"type": "string", "enum": store.Visibilities},
+				"eraId":      str("An era's id, or \"\" for the main line."),
+			}},
 		"Asset": object(obj{
 			"id": str("Asset id."), "url": str("The file's stable URL on this server (a path): what documents reference."),
 			"name": str("The name the file was uploaded with (for display only; may be empty)."),

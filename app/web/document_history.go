@@ -139,7 +139,7 @@ func (w *Web) renderVersion(e *core.RequestEvent, pl *place, d store.Document, v
 	body := views.DocumentBody{ID: d.ID, DocumentType: d.DocumentType, Name: d.Name, EraName: pl.eraName,
 		Version: version, Source: "history", Text: doc.Text(d.Name)}
 	if ops.IsBuiltin(d.DocumentType) {
-		if body, err = w.shapeBody(pl.world, d, pl.eraID, body, doc); err != nil {
+		if body, err = w.shapeBody(pl.world, d, pl.eraID, body, doc, appLinks(pl.world, pl.eraID)); err != nil {
 			return err
 		}
 	}
@@ -154,7 +154,7 @@ func (w *Web) renderVersion(e *core.RequestEvent, pl *place, d store.Document, v
 	v := views.VersionView{
 		Doc: views.DocumentView{
 			WorldSlug: pl.world.Slug, WorldName: pl.world.Name, WorldHref: worldURL(pl.world.Slug, pl.eraID),
-			Crumbs: w.crumbs(pl.world, d, pl.eraID), Body: body,
+			Crumbs: w.crumbs(pl.world, d, pl.eraID, appLinks(pl.world, pl.eraID).Doc), Body: body,
 		},
 		Version: version, Current: c.Version, Who: who, Err: ferr,
 		CurrentHref: documentURL(pl.world.Slug, d.ID, pl.eraID),

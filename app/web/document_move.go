@@ -44,7 +44,7 @@ func (w *Web) renderMove(e *core.RequestEvent, pl *place, d store.Document, stat
 	}
 	a := documentAction(pl, d, "move")
 	a.Err = fe
-	a.Folders = folderChoices(docTree(docs, pl.world.Slug, pl.eraID), d)
+	a.Folders = folderChoices(docTree(docs, appLinks(pl.world, pl.eraID).Doc), d)
 	return w.renderAction(e, pl, status, "Move "+d.Name, a, views.MoveForm)
 }
 

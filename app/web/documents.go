@@ -193,14 +193,16 @@ func (w *Web) documentBody(e *core.RequestEvent) error {
 // editable shows the editing controls of the read view (a timeline's events) and the
 // document's secret parts (marked); without it the page shows the public form.
 func (w *Web) documentView(world store.World, d store.Document, eraID, eraName string, editable bool) (views.DocumentView, error) {
-	body, err := w.documentBodyView(world, d, eraID, eraName, editable)
+	links := appLinks(world, eraID)
+	links.Public = !editable
+	body, err := w.documentBodyView(world, d, eraID, eraName, links)
 	body.Editable = editable
 	if err != nil {
 		return views.DocumentView{}, err
 	}
 	return views.DocumentView{
 		WorldSlug: world.Slug, WorldName: world.Name, WorldHref: worldURL(world.Slug, eraID),
-		Crumbs:      w.crumbs(world, d, eraID),
+		Crumbs:      w.crumbs(world, d, eraID, links.Doc),
 		Body:        body,
 		StreamURL:   "/api/v1/worlds/" + world.ID + "/documents/" + d.ID + "/events" + eraQuery(eraID),
 		BodyURL:     "/w/" + world.Slug + "/d/" + d.ID + "/body" + eraQuery(eraID),
@@ -208,8 +210,8 @@ func (w *Web) documentView(world store.World, d store.Document, eraID, eraName s
 	}, nil
 }
 
-// crumbs returns the folders above d, outermost first.
-func (w *Web) crumbs(world store.World, d store.Document, eraID string) []views.Crumb {
+// crumbs returns the folders above d, outermost first; href is a folder's page.
+func (w *Web) crumbs(world store.World, d store.Document, eraID string, href func(docID string) string) []views.Crumb {
 	var out []views.Crumb
 	seen := map[string]bool{d.ID: true}
 	for id := d.ParentID; id != "" && !seen[id] && len(out) < maxCrumbs; {
@@ -218,20 +220,45 @@ func (w *Web) crumbs(world store.World, d store.Document, eraID string) []views.
 		if err != nil {
 			break
 		}
-		out = append([]views.Crumb{{Name: f.Name, Href: documentURL(world.Slug, f.ID, eraID)}}, out...)
+		out = append([]views.Crumb{{Name: f.Name, Href: href(f.ID)}}, out...)
 		id = f.ParentID
 	}
 	return out
 }
 
-// documentBodyView reads a document's content in an era and shapes it for its type; secrets
-// says whether the reader may see secret parts (a world's editors), else they are left out.
-func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraName string, secrets bool) (views.DocumentBody, error) {
+// docLinks says where a rendered document's links lead and what of it is shown: the app's
+// own pages (appLinks) or a wiki's (wikiSite.links). The document views take it, so the app
+// and a wiki render documents with the same code.
+type docLinks struct {
+	// Doc is the page of a document of the same world, by id.
+	Doc func(docID string) string
+	// Asset is the address a file the content names (a map's image, a model) is shown from;
+	// nil shows it as stored.
+	Asset func(url string) string
+	// Public leaves out what only the world's editors may see (secret sections).
+	Public bool
+}
+
+// appLinks leads to the app's pages of a world in an era.
+func appLinks(world store.World, eraID string) docLinks {
+	return docLinks{Doc: func(id string) string { return documentURL(world.Slug, id, eraID) }}
+}
+
+func (l docLinks) asset(url string) string {
+	if l.Asset == nil || url == "" {
+		return url
+	}
+	return l.Asset(url)
+}
+
+// documentBodyView reads a document's content in an era and shapes it for its type, its
+// links as l builds them.
+func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraName string, l docLinks) (views.DocumentBody, error) {
 	c, err := w.Store.Content(d, eraID)
 	if err != nil {
 		return views.DocumentBody{}, err
 	}
-	if !secrets {
+	if l.Public {
 		c = c.Public(d)
 	}
 	b := views.DocumentBody{ID: d.ID, DocumentType: d.DocumentType, Name: d.Name, EraName: eraName,
@@ -241,13 +268,17 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 	}
 	doc, err := ops.Decode(d.DocumentType, c.Data)
 	if err != nil {
+		if l.Public {
+			b.Text = "" // the projection could hold secret parts
+		}
 		return b, nil // a stored copy that no longer decodes: its text projection
 	}
-	return w.shapeBody(world, d, eraID, b, doc)
+	return w.shapeBody(world, d, eraID, b, doc, l)
 }
 
-// shapeBody fills in b, a document's body view, from its content doc, by type.
-func (w *Web) shapeBody(world store.World, d store.Document, eraID string, b views.DocumentBody, doc ops.Document) (views.DocumentBody, error) {
+// shapeBody fills in b, a document's body view, from its content doc, by type; its links
+// as l builds them.
+func (w *Web) shapeBody(world store.World, d store.Document, eraID string, b views.DocumentBody, doc ops.Document, l docLinks) (views.DocumentBody, error) {
 	switch x := doc.(type) {
 	case *ops.Timeline:
 		t := &views.TimelineView{}
@@ -270,17 +301,17 @@ func (w *Web) shapeBody(world store.World, d store.Document, eraID string, b vie
 		}
 		b.Card = cv
 	case *ops.Map:
-		m := &views.MapView{Image: views.MapImage{URL: x.Image.URL, Width: x.Image.Width, Height: x.Image.Height}, Pins: []views.PinView{}}
+		m := &views.MapView{Image: views.MapImage{URL: l.asset(x.Image.URL), Width: x.Image.Width, Height: x.Image.Height}, Pins: []views.PinView{}}
 		for _, p := range x.Pins {
 			pin := views.PinView{ID: p.ID, X: p.X, Y: p.Y, Label: p.Label, DocumentID: p.DocumentID}
 			if p.DocumentID != "" {
-				pin.Href = documentURL(world.Slug, p.DocumentID, eraID)
+				pin.Href = l.Doc(p.DocumentID)
 			}
 			m.Pins = append(m.Pins, pin)
 		}
 		b.Map = m
 	case *ops.Animator:
-		a := &views.AnimatorView{ModelURL: x.Model.URL, ModelName: x.Model.Name, ActiveClipID: x.ActiveClipID}
+		a := &views.AnimatorView{ModelURL: l.asset(x.Model.URL), ModelName: x.Model.Name, ActiveClipID: x.ActiveClipID}
 		for _, cl := range x.Clips {
 			a.Clips = append(a.Clips, cl.ID)
 		}
@@ -290,7 +321,7 @@ func (w *Web) shapeBody(world store.World, d store.Document, eraID string, b vie
 		if err != nil {
 			return views.DocumentBody{}, err
 		}
-		b.Folder = &views.FolderView{DescriptionHTML: renderMarkdown(descriptionMarkdown, x.Description), Children: docTree(children, world.Slug, eraID)}
+		b.Folder = &views.FolderView{DescriptionHTML: renderMarkdown(descriptionMarkdown, x.Description), Children: docTree(children, l.Doc)}
 	}
 	return b, nil
 }

@@ -68,6 +68,9 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.POST("/w/{slug}/d/{id}/delete", w.deleteDocument)
 	g.POST("/w/{slug}/eras", w.createEra)
 	g.POST("/w/{slug}/projects", w.createProject)
+	g.GET("/w/{slug}/projects/{id}", w.projectSettings)
+	g.POST("/w/{slug}/projects/{id}", w.saveProject)
+	g.POST("/w/{slug}/projects/{id}/delete", w.deleteProject)
 	g.GET("/settings/api-keys", w.apiKeys)
 	g.POST("/settings/api-keys", w.createAPIKey)
 	g.POST("/settings/api-keys/{id}/revoke", w.revokeAPIKey)
@@ -75,6 +78,16 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.POST("/settings/apps/{clientId}/revoke", w.revokeApp)
 	g.GET("/oauth/authorize", w.authorizeForm)
 	g.POST("/oauth/authorize", w.authorizeDecision)
+
+	// Wikis: a world's published, read-only site (wiki.go). Their own middleware: no CSRF
+	// cookie, so that a public page is one response for everyone.
+	wk := r.Group("")
+	wk.BindFunc(w.wikiMiddleware)
+	wk.GET("/wiki/{slug}", w.wikiSlash)
+	wk.GET("/wiki/{slug}/{$}", w.wikiHome)
+	wk.GET("/wiki/{slug}/d/{id}", w.wikiDocument)
+	wk.GET("/wiki/{slug}/search", w.wikiSearch)
+	wk.GET("/wiki/{slug}/files/{assetId}", w.wikiFile)
 
 	// Any other address. The most specific pattern wins, so PocketBase's /api/ and /_/ routes
 	// still answer what they know; this replaces PocketBase's own catch-all.

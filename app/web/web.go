@@ -42,7 +42,9 @@ type Web struct {
 	Live *live.Hub
 
 	crossOrigin *http.CrossOriginProtection
-	signIns     signInLimits
+	// wikiPages keeps rendered wiki pages by ETag (wiki.go).
+	wikiPages wikiPageCache
+	signIns   signInLimits
 	// mailRequests counts PocketBase's anonymous requests that send mail (limitMailRequests).
 	mailRequests signInLimits
 	signups      *ratelimit.Window // sign-up attempts per client address

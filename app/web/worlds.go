@@ -172,13 +172,20 @@ func (w *Web) renderWorld(e *core.RequestEvent, pl *place, status int, forms fun
 	}
 	v := views.WorldView{ID: world.ID, Slug: world.Slug, Name: world.Name, Genre: world.Genre, Role: role, Plan: world.Plan,
 		EraID: eraID, EraName: eraName, EraChain: string(chainJSON),
-		Tree:      docTree(docs, world.Slug, eraID),
+		Tree:      docTree(docs, appLinks(world, eraID).Doc),
 		StreamURL: "/api/v1/worlds/" + world.ID + "/events", Seq: seq}
 	for _, x := range eras {
 		v.Eras = append(v.Eras, views.EraItem{ID: x.ID, Name: x.Name, Href: worldURL(world.Slug, x.ID), Current: x.ID == eraID})
 	}
 	for _, x := range projects {
-		v.Projects = append(v.Projects, views.ProjectItem{ID: x.ID, Kind: x.Kind, Name: x.Name})
+		pi := views.ProjectItem{ID: x.ID, Kind: x.Kind, Name: x.Name}
+		if x.Kind == store.KindWiki {
+			pi.URL = wikiURL(x.Slug)
+		}
+		if store.CanEdit(role) {
+			pi.SettingsHref = projectSettingsURL(world.Slug, x.ID)
+		}
+		v.Projects = append(v.Projects, pi)
 	}
 	files, fileCount, err := w.Store.Assets(world.ID, store.Page{Page: 1, PerPage: maxFilesShown})
 	if err != nil {
@@ -225,9 +232,9 @@ func eraQuery(eraID string) string {
 }
 
 // docTree files documents under their folders (a document whose folder is not in docs goes
-// to the top) and orders every level: folders first, then by name. The page's script keeps
-// the same order (live.js, compareDocs) when documents arrive.
-func docTree(docs []store.Document, slug, eraID string) []views.DocNode {
+// to the top) and orders every level: folders first, then by name; href is a document's
+// page. The page's script keeps the same order (live.js, compareDocs) when documents arrive.
+func docTree(docs []store.Document, href func(docID string) string) []views.DocNode {
 	ids := make(map[string]bool, len(docs))
 	for _, d := range docs {
 		ids[d.ID] = true
@@ -252,7 +259,7 @@ func docTree(docs []store.Document, slug, eraID string) []views.DocNode {
 			}
 			seen[d.ID] = true
 			n := views.DocNode{DocItem: views.DocItem{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID,
-				Href: documentURL(slug, d.ID, eraID)}}
+				Href: href(d.ID)}}
 			n.Children = build(d.ID)
 			out = append(out, n)
 		}
