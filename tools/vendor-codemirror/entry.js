@@ -19,3 +19,8 @@ export {
 } from "@codemirror/language";
 export { markdown, markdownLanguage } from "@codemirror/lang-markdown";
 export { tags } from "@lezer/highlight";
+export {
+  autocompletion, startCompletion, closeCompletion, completionStatus, currentCompletions,
+  selectedCompletion, acceptCompletion, moveCompletionSelection, pickedCompletion,
+  insertCompletionText,
+} from "@codemirror/autocomplete";
