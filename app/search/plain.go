@@ -84,3 +84,7 @@ func plainText(src string) string {
 	})
 	return strings.TrimSpace(b.String())
 }
+
+// PlainMarkdown is the text a reader sees in Markdown src, as the index and its snippets
+// take it (plainText): the web pages' link previews show it.
+func PlainMarkdown(src string) string { return plainText(src) }

@@ -63,7 +63,7 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 	p := page(e, v.Title())
 	p.Theme = world.Theme
 	p.Era = eraBanner(pl, mainLineHref(world, d))
-	p.Scripts = []string{static.URL("js/live.js")}
+	p.Scripts = []string{static.URL("js/live.js"), static.URL("js/doclink_preview.js")}
 	if v.Body.Timeline != nil {
 		p.Scripts = append(p.Scripts, static.URL("js/timeline_axis.js"))
 	}
@@ -94,6 +94,9 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 			v.FolderEditor = &views.FolderEditorView{ContentURL: editURL(world, d, eraID, "content"), CSRF: p.CSRF, StyleNonce: nonce,
 				Description: folder.(*ops.Folder).Description}
 			scripts = append(scripts, static.URL("js/folder_editor.js"))
+		}
+		if v.LinkEditor, err = w.linkEditor(world, d, eraID, p.CSRF); err != nil {
+			return err
 		}
 		p.Scripts = append(p.Scripts, scripts...)
 		// CodeMirror adds its own stylesheet: allowed by this page's nonce.
