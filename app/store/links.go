@@ -202,3 +202,14 @@ func (s *Store) OutgoingLinks(d Document, eraID string, secrets bool) ([]OutLink
 	}
 	return out, nil
 }
+
+// LinkContext is a link's surrounding sentence as a reader sees it: each link in it replaced
+// by its shown text or its target's current name in eraID.
+func (s *Store) LinkContext(worldID, eraID, context string) string {
+	return ops.LinkLabels(context, func(id string) string {
+		if d, err := s.Document(worldID, id, eraID); err == nil {
+			return d.Name
+		}
+		return "missing document"
+	})
+}
