@@ -18,9 +18,8 @@ type linksResponse struct {
 	}
 	Incoming struct {
 		Items []struct {
-			Document struct{ ID, Name string }
-			Context  string
-			Secret   bool
+			DocumentID, Name, Context string
+			Secret                    bool
 		}
 		TotalItems int
 	}
@@ -74,7 +73,7 @@ func TestLinksByIDSurviveRenameAndMove(t *testing.T) {
 		t.Fatalf("context = %q, want %q", l.Outgoing.Items[0].Context, want)
 	}
 	in := getLinks(t, s, ann.Key, w, vharn, "").Incoming
-	if in.TotalItems != 1 || in.Items[0].Document.ID != ossa || !strings.Contains(in.Items[0].Context, "Vharn the Smith") {
+	if in.TotalItems != 1 || in.Items[0].DocumentID != ossa || !strings.Contains(in.Items[0].Context, "Vharn the Smith") {
 		t.Fatalf("incoming = %+v", in)
 	}
 
@@ -129,7 +128,7 @@ func TestBacklinksFollowWritesAndEras(t *testing.T) {
 	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w+"/documents?era="+era.ID, map[string]any{"name": "Kell", "documentType": "timeline"}), http.StatusCreated).JSON(t, &kell)
 	s.Must(s.Post(ann.Key, base+kell.ID+"/content?era="+era.ID, ops(map[string]any{"op": "timeline.addEvent", "label": "Forging", "dateMs": 0, "description": "[[Vharn]] forges the blade."})), http.StatusOK)
 	in := getLinks(t, s, ann.Key, w, vharn, "?era="+era.ID).Incoming
-	if in.TotalItems != 1 || in.Items[0].Document.ID != kell.ID || in.Items[0].Context != "Vharn forges the blade." {
+	if in.TotalItems != 1 || in.Items[0].DocumentID != kell.ID || in.Items[0].Context != "Vharn forges the blade." {
 		t.Fatalf("era backlinks = %+v", in)
 	}
 	if n := incoming(""); n != 1 {
@@ -168,7 +167,7 @@ func TestLinksByAmbiguousName(t *testing.T) {
 	if l := getLinks(t, s, ann.Key, w, src, ""); l.Outgoing.Items[0].Status != "ok" || l.Outgoing.Items[0].DocumentID != twin1 {
 		t.Fatalf("outgoing once the name is unique = %+v", l.Outgoing)
 	}
-	if in := getLinks(t, s, ann.Key, w, twin1, "").Incoming; in.TotalItems != 1 || in.Items[0].Document.ID != src {
+	if in := getLinks(t, s, ann.Key, w, twin1, "").Incoming; in.TotalItems != 1 || in.Items[0].DocumentID != src {
 		t.Fatalf("incoming by name = %+v", in)
 	}
 }
@@ -206,7 +205,7 @@ func TestLinksPaging(t *testing.T) {
 		s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w+"/documents/"+d+"/content", ops(map[string]any{"op": "folder.setDescription", "description": "To [[Hub]]."})), http.StatusOK)
 	}
 	l := getLinks(t, s, ann.Key, w, target, "?perPage=2&page=2")
-	if l.Incoming.TotalItems != 3 || len(l.Incoming.Items) != 1 || l.Incoming.Items[0].Document.Name != "C" {
+	if l.Incoming.TotalItems != 3 || len(l.Incoming.Items) != 1 || l.Incoming.Items[0].Name != "C" {
 		t.Fatalf("page 2 = %+v", l.Incoming)
 	}
 	if code := s.Get(ann.Key, "/api/v1/worlds/"+w+"/documents/"+target+"/links?perPage=0").ErrorCode(); code != "invalid_field" {

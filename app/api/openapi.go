@@ -396,21 +396,16 @@ func OpenAPI() obj {
 			"clientSeq": clientSeq,
 		}, "clientId", "clientSeq"),
 		"DocumentLinks": object(obj{
-			"outgoing": listOf("OutgoingLink"),
-			"incoming": listOf("IncomingLink"),
+			"outgoing": listOf("Link"),
+			"incoming": listOf("Link"),
 		}),
-		"OutgoingLink": object(obj{
-			"documentId":   str("The linked document's id; for a broken link the id written; empty for an unresolved one."),
-			"name":         str("The linked document's current name; for an unresolved link the name written; empty for a broken one."),
-			"documentType": str("The linked document's type; empty unless status is ok."),
-			"status":       obj{"type": "string", "enum": []string{"ok", "broken", "unresolved"}, "description": "ok, broken (deleted, or not in this era) or unresolved (no single document has the name written)."},
-			"context":      str("The sentence around the first place the link appears, links in it shown by name."),
-			"secret":       obj{"type": "boolean", "description": "Every place the link appears is a secret section (owners, admins and editors only)."},
-		}),
-		"IncomingLink": object(obj{
-			"document": ref("Document"),
-			"context":  str("The sentence around the linking document's first link to this one, links in it shown by name."),
-			"secret":   obj{"type": "boolean", "description": "The linking document links here only from secret sections (owners, admins and editors only)."},
+		"Link": object(obj{
+			"documentId":   str("The other document's id; for a broken link the id written; empty for an unresolved one."),
+			"name":         str("The other document's current name; for an unresolved link the name written; empty for a broken one."),
+			"documentType": str("The other document's type; empty unless status is ok."),
+			"status":       obj{"type": "string", "enum": []string{"ok", "broken", "unresolved"}, "description": "ok, broken (deleted, or not in this era) or unresolved (no single document has the name written); incoming links are ok."},
+			"context":      str("The sentence around the (first) link, links in it shown by name."),
+			"secret":       obj{"type": "boolean", "description": "Only secret sections hold the link (shown to owners, admins and editors only)."},
 		}),
 		"OpLog": object(obj{
 			"documentType": str("The document's type."),
