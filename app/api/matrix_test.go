@@ -116,6 +116,9 @@ var matrix = map[string]route{
 	"DELETE /api/v1/worlds/{worldId}/documents/{documentId}": {edit, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("card"), nil
 	}},
+	"GET /api/v1/worlds/{worldId}/documents/{documentId}/links": {readContent, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("card") + "/links", nil
+	}},
 	"GET /api/v1/worlds/{worldId}/documents/{documentId}/ops": {readContent, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("timeline") + "/ops", nil
 	}},

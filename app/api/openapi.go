@@ -232,6 +232,13 @@ func OpenAPI() obj {
 				queryParam("since", "Return versions after this one (default 0).", obj{"type": "integer", "minimum": 0}),
 				queryParam("limit", "At most this many entries (default 100, at most 1000); a page also stops before its ops pass 4 MiB.", obj{"type": "integer", "minimum": 1, "maximum": 1000}), eraQuery),
 		},
+		"/api/v1/worlds/{worldId}/documents/{documentId}/links": obj{
+			"parameters": []obj{worldParam, docParam},
+			"get": withParams(operation("getDocumentLinks", "The document's links in the era: outgoing, the documents its text links to with [[…]] (in the order they first appear; status ok, broken when the target was deleted or is not in the era, unresolved when written by a name no single document has), "+
+				"and incoming, the documents that link to it (by id, or by its name), ordered by name; each with the sentence around the link, links in it shown by name. ?page= and ?perPage= page both lists. "+
+				"Links that only secret sections hold are shown to owners, admins and editors only (secret: true). Needs Pro or Studio for key and OAuth callers.", "200", ref("DocumentLinks"), "403", "404", "422"),
+				eraQuery, pageQuery, perPageQ),
+		},
 		"/api/v1/worlds/{worldId}/documents/{documentId}/content": obj{
 			"parameters": []obj{worldParam, docParam},
 			"post": withParams(withBody(operation("applyContentOps", "Apply typed content operations, in order, all or none (editors; Pro or Studio for key and OAuth callers). Each accepted request is one new version.", "200", ref("ContentOpsResult"), "400", "403", "404", "409", "413", "415", "422"),
@@ -388,6 +395,18 @@ func OpenAPI() obj {
 			"clientId":  clientID,
 			"clientSeq": clientSeq,
 		}, "clientId", "clientSeq"),
+		"DocumentLinks": object(obj{
+			"outgoing": listOf("Link"),
+			"incoming": listOf("Link"),
+		}),
+		"Link": object(obj{
+			"documentId":   str("The other document's id; for a broken link the id written; empty for an unresolved one."),
+			"name":         str("The other document's current name; for an unresolved link the name written; empty for a broken one."),
+			"documentType": str("The other document's type; empty unless status is ok."),
+			"status":       obj{"type": "string", "enum": []string{"ok", "broken", "unresolved"}, "description": "ok, broken (deleted, or not in this era) or unresolved (no single document has the name written); incoming links are ok."},
+			"context":      str("The sentence around the (first) link, links in it shown by name."),
+			"secret":       obj{"type": "boolean", "description": "Only secret sections hold the link (shown to owners, admins and editors only)."},
+		}),
 		"OpLog": object(obj{
 			"documentType": str("The document's type."),
 			"version":      integer("The document's current version in the era."),

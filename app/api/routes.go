@@ -57,6 +57,7 @@ var Routes = []Route{
 	{"PATCH", "/api/v1/worlds/{worldId}/documents/{documentId}", (*API).updateDocument},
 	{"DELETE", "/api/v1/worlds/{worldId}/documents/{documentId}", (*API).deleteDocument},
 	{"GET", "/api/v1/worlds/{worldId}/documents/{documentId}/ops", (*API).opLog},
+	{"GET", "/api/v1/worlds/{worldId}/documents/{documentId}/links", (*API).documentLinks},
 	{"POST", "/api/v1/worlds/{worldId}/documents/{documentId}/content", (*API).applyContentOps},
 	{"POST", "/api/v1/worlds/{worldId}/documents/{documentId}/restore", (*API).restoreDocument},
 	{"GET", "/api/v1/worlds/{worldId}/eras", (*API).listEras},

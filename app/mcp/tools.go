@@ -136,6 +136,12 @@ type DocumentIn struct {
 	Era        string `json:"era,omitempty" jsonschema:"an era id; empty for the main line"`
 }
 
+// DocumentPageIn names a document in an era and a page of one of its lists.
+type DocumentPageIn struct {
+	DocumentIn
+	PageIn
+}
+
 // DocumentWithContent is a document with its current content.
 type DocumentWithContent struct {
 	Document
@@ -343,6 +349,25 @@ func (s *Server) addTools(srv *sdk.Server) {
 				c = c.Public(d) // viewers never see secret sections
 			}
 			return nil, &DocumentWithContent{Document: documentOut(d), Version: c.Version, Data: objects(c.Data)[0], Text: c.Text, Source: c.Source}, nil
+		})
+
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_links", Description: "A document's links in an era: outgoing, the documents its text links to with [[…]] (status ok, broken when the target was deleted or is not in the era, unresolved when written by a name no single document has), " +
+		"and incoming, the documents that link to it; each with the sentence around the link. The page selects a page of both lists. Links only secret sections hold are shown to owners, admins and editors only. " +
+		"To link documents, write [[Name]] or [[Name|shown text]] in a section body, folder description or event description: a name exactly one document has is stored by id. Needs the world on Pro or Studio."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in DocumentPageIn) (*sdk.CallToolResult, *store.LinksJSON, error) {
+			pg, err := in.page()
+			if err != nil {
+				return nil, nil, err
+			}
+			d, role, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.ReadContent)
+			if err != nil {
+				return nil, nil, err
+			}
+			out, err := s.Store.LinksJSON(d, in.Era, store.CanEdit(role), pg)
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			return nil, &out, nil
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "create_document", Description: "Create a document (its content starts empty; fill it with apply_content_ops). Editors only."},

@@ -202,3 +202,84 @@ func (s *Store) OutgoingLinks(d Document, eraID string, secrets bool) ([]OutLink
 	}
 	return out, nil
 }
+
+// LinkContext is a link's surrounding sentence as a reader sees it: each link in it replaced
+// by its shown text or its target's current name in eraID.
+func (s *Store) LinkContext(worldID, eraID, context string) string {
+	return ops.LinkLabels(context, func(id string) string {
+		if d, err := s.Document(worldID, id, eraID); err == nil {
+			return d.Name
+		}
+		return "missing document"
+	})
+}
+
+// LinkJSON is one link of GET …/documents/{documentId}/links (and the MCP tool get_links):
+// a document linked to, or one that links.
+type LinkJSON struct {
+	// DocumentID is the other document's id; for a broken link the id written; empty for an
+	// unresolved one.
+	DocumentID   string `json:"documentId"`
+	Name         string `json:"name"`
+	DocumentType string `json:"documentType"`
+	// Status is "ok", "broken" (the target was deleted or is not in this era) or
+	// "unresolved" (written by a name no single document has); incoming links are "ok".
+	Status string `json:"status"`
+	// Context is the sentence around the link, links in it shown by name.
+	Context string `json:"context"`
+	Secret  bool   `json:"secret"`
+}
+
+// LinkList is one page of links.
+type LinkList struct {
+	Items      []LinkJSON `json:"items"`
+	Page       int        `json:"page"`
+	PerPage    int        `json:"perPage"`
+	TotalItems int        `json:"totalItems"`
+}
+
+// LinksJSON is a document's links in one era, one page of each direction.
+type LinksJSON struct {
+	Outgoing LinkList `json:"outgoing"`
+	Incoming LinkList `json:"incoming"`
+}
+
+// LinksJSON returns a page of d's outgoing links and of its backlinks as seen in eraID; with
+// secrets false, links that only secret sections hold are left out.
+func (s *Store) LinksJSON(d Document, eraID string, secrets bool, pg Page) (LinksJSON, error) {
+	outgoing, err := s.OutgoingLinks(d, eraID, secrets)
+	if err != nil {
+		return LinksJSON{}, err
+	}
+	from := len(outgoing) // a page past the end (and no overflow for a huge page number)
+	if pg.Page-1 <= len(outgoing)/pg.PerPage {
+		from = min((pg.Page-1)*pg.PerPage, len(outgoing))
+	}
+	to := min(from+pg.PerPage, len(outgoing))
+	outs := make([]LinkJSON, 0, to-from)
+	for _, l := range outgoing[from:to] {
+		o := LinkJSON{Context: s.LinkContext(d.WorldID, eraID, l.Context), Secret: l.Secret}
+		switch {
+		case l.OK:
+			o.DocumentID, o.Name, o.DocumentType, o.Status = l.Target.ID, l.Target.Name, l.Target.DocumentType, "ok"
+		case l.TargetID != "":
+			o.DocumentID, o.Status = l.TargetID, "broken"
+		default:
+			o.Name, o.Status = l.TargetName, "unresolved"
+		}
+		outs = append(outs, o)
+	}
+	incoming, total, err := s.Backlinks(d, eraID, secrets, pg)
+	if err != nil {
+		return LinksJSON{}, err
+	}
+	ins := make([]LinkJSON, len(incoming))
+	for i, b := range incoming {
+		ins[i] = LinkJSON{DocumentID: b.Source.ID, Name: b.Source.Name, DocumentType: b.Source.DocumentType, Status: "ok",
+			Context: s.LinkContext(d.WorldID, eraID, b.Context), Secret: b.Secret}
+	}
+	return LinksJSON{
+		Outgoing: LinkList{Items: outs, Page: pg.Page, PerPage: pg.PerPage, TotalItems: len(outgoing)},
+		Incoming: LinkList{Items: ins, Page: pg.Page, PerPage: pg.PerPage, TotalItems: total},
+	}, nil
+}

@@ -282,13 +282,14 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 // shapeBody fills in b, a document's body view, from its content doc, by type; its links
 // as l builds them.
 func (w *Web) shapeBody(world store.World, d store.Document, eraID string, b views.DocumentBody, doc ops.Document, l docLinks) (views.DocumentBody, error) {
+	links := newLinkRenderer(w.Store, world.ID, eraID, l.Doc)
 	switch x := doc.(type) {
 	case *ops.Timeline:
 		t := &views.TimelineView{}
 		for _, ev := range x.Events {
 			when, dt := humanDate(ev.DateMs, ev.Precision)
 			t.Events = append(t.Events, views.TimelineEvent{ID: ev.ID, Label: ev.Label, When: when, Datetime: dt, DateMs: ev.DateMs,
-				Precision: ev.Precision, Description: ev.Description})
+				Precision: ev.Precision, Description: ev.Description, DescriptionHTML: links.linksHTML(ev.Description)})
 		}
 		b.Timeline = t
 	case *ops.Card:
@@ -300,7 +301,7 @@ func (w *Web) shapeBody(world store.World, d store.Document, eraID string, b vie
 			cv.Properties = append(cv.Properties, views.PropertyView{Key: p.Key, Value: p.Value})
 		}
 		for _, s := range x.Sections {
-			cv.Sections = append(cv.Sections, views.SectionView{ID: s.ID, Title: s.Title, HTML: renderMarkdown(sectionMarkdown, s.Body), Secret: s.Secret})
+			cv.Sections = append(cv.Sections, views.SectionView{ID: s.ID, Title: s.Title, HTML: links.markdown(sectionMarkdown, s.Body), Secret: s.Secret})
 		}
 		b.Card = cv
 	case *ops.Map:
@@ -324,7 +325,7 @@ func (w *Web) shapeBody(world store.World, d store.Document, eraID string, b vie
 		if err != nil {
 			return views.DocumentBody{}, err
 		}
-		b.Folder = &views.FolderView{DescriptionHTML: renderMarkdown(descriptionMarkdown, x.Description), Children: docTree(children, l.Doc)}
+		b.Folder = &views.FolderView{DescriptionHTML: links.markdown(descriptionMarkdown, x.Description), Children: docTree(children, l.Doc)}
 	}
 	return b, nil
 }

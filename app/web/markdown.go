@@ -30,8 +30,11 @@ func markdownAt(top int) goldmark.Markdown {
 		goldmark.WithParserOptions(parser.WithASTTransformers(
 			util.Prioritized(headingShift{top: top}, 100),
 			util.Prioritized(sameOriginImages{}, 100),
+		), parser.WithInlineParsers(util.Prioritized(docLinkParser{}, 199))),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(
+			util.Prioritized(labelledCheckBoxes{}, 0),
+			util.Prioritized(docLinkHTML{}, 0),
 		)),
-		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(labelledCheckBoxes{}, 0))),
 	)
 }
 
@@ -54,6 +57,9 @@ var ugc = func() *bluemonday.Policy {
 	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
 	p.AllowAttrs("disabled", "checked").Matching(regexp.MustCompile(`^$`)).OnElements("input")
 	p.AllowAttrs("aria-label").Matching(regexp.MustCompile(`^(Done|To do)$`)).OnElements("input")
+	// links between documents (markdown_links.go)
+	p.AllowAttrs("class").Matching(docLinkClass).OnElements("a", "span")
+	p.AllowAttrs("title").OnElements("span")
 	return p
 }()
 
