@@ -36,6 +36,7 @@ func (w *Web) linkEditor(world store.World, d store.Document, eraID, csrf string
 		DocumentPage: "/w/" + world.Slug + "/d/{id}" + eraQuery(eraID),
 		CreateURL:    "/w/" + world.Slug + "/documents" + eraQuery(eraID),
 		CSRF:         csrf,
+		Self:         d.ID,
 		Names:        map[string]string{},
 		Missing:      []string{},
 	}

@@ -297,7 +297,7 @@
       .then(function (r) { return r.ok ? r.json() : { items: [] }; })
       .catch(function () { return { items: [] }; })
       .then(function (body) {
-        var items = (body && body.items) || [], exact = false;
+        var items = ((body && body.items) || []).filter(function (hit) { return hit.id !== cfg.self; }), exact = false;
         var options = items.map(function (hit) {
           if (hit.name.toLowerCase() === q.toLowerCase()) exact = true;
           return {

@@ -118,6 +118,8 @@
   document.addEventListener("keydown", function (ev) {
     if (ev.key === "Escape" && tip && !tip.hidden) hide();
   });
+  // A link focused before this script ran.
+  if (linkOf(document.activeElement)) show(linkOf(document.activeElement));
   window.addEventListener("resize", function () { if (current && tip && !tip.hidden) place(current); });
   window.addEventListener("scroll", function () { if (current && tip && !tip.hidden) place(current); }, true);
 })();
