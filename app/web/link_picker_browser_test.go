@@ -145,7 +145,9 @@ func TestBrowserLinkCreate(t *testing.T) {
 	}
 	waitJS(t, ctx, "saved", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
 
-	var list struct{ Items []struct{ ID, Name, DocumentType string } }
+	var list struct {
+		Items []struct{ ID, Name, DocumentType string }
+	}
 	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents"), http.StatusOK).JSON(t, &list)
 	id := ""
 	for _, d := range list.Items {
