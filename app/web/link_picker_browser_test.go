@@ -113,10 +113,13 @@ func TestBrowserLinkPicker(t *testing.T) {
 			if theme == "dark" {
 				eval[bool](t, ctx, `(document.documentElement.dataset.theme = "starlight", true)`)
 			}
-			do(t, ctx, chromedp.Click(chromedp.CSS(sectionBody)), chromedp.KeyEvent(kb.End), chromedp.KeyEvent(" [[Vh"))
+			do(t, ctx, chromedp.Click(chromedp.CSS(sectionBody)), chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(kb.ModifierCtrl)), chromedp.KeyEvent(" [[Vh"))
 			waitJS(t, ctx, "Vharn offered", pickerOffers("Vharn"))
 			look(t, ctx, fmt.Sprintf("link-picker-%s-%d", theme, width))
 			do(t, ctx, chromedp.KeyEvent(kb.Escape))
+			for range " [[Vh" {
+				do(t, ctx, chromedp.KeyEvent(kb.Backspace))
+			}
 		}
 	}
 }
