@@ -244,3 +244,30 @@ func TestBrowserLinkLook(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserLinkFolder: a folder's description editor has the picker and the chips too.
+func TestBrowserLinkFolder(t *testing.T) {
+	ctx := browser(t)
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Author")
+	w := newWorld(t, s, ann, "Tidewater")
+	vharn := w.doc(t, "Vharn", "card", "", "")
+	folder := w.doc(t, "People", "folder", "", "")
+	w.apply(t, folder, "", map[string]any{"op": "folder.setDescription", "description": "Led by "})
+	s.WaitSearchable(ann.Key, w.ID, "Vharn")
+	editor := `[data-testid="folder-editor"] .cm-content`
+	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+folder, editor)
+	do(t, ctx, chromedp.Click(chromedp.CSS(editor)), chromedp.KeyEvent(kb.End), chromedp.KeyEvent("@Vh"))
+	waitJS(t, ctx, "Vharn offered", pickerOffers("Vharn"))
+	settle(t, ctx)
+	do(t, ctx, chromedp.KeyEvent(kb.Tab))
+	waitJS(t, ctx, "chip", `(() => { const c = document.querySelector('`+editor+` .cm-doclink'); return !!c && c.textContent === "Vharn" })()`)
+	waitJS(t, ctx, "saved", `document.querySelector('[data-testid="folder-editor"] [data-testid="save-status"]').textContent === "All changes saved"`)
+	var d struct {
+		Content struct{ Data struct{ Description string } }
+	}
+	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+folder), http.StatusOK).JSON(t, &d)
+	if d.Content.Data.Description != "Led by [[doc:"+vharn+"]]" {
+		t.Fatalf("stored %q", d.Content.Data.Description)
+	}
+}

@@ -332,6 +332,15 @@
         optionClass: function (c) { return c.type === "create" ? "lw-link-create" : ""; },
       }),
       CM.Prec.high(CM.keymap.of([{ key: "Tab", run: CM.acceptCompletion }])),
+      // Ctrl+click (⌘+click) on a chip opens its document in a new tab; a plain click edits.
+      CM.EditorView.domEventHandlers({
+        click: function (ev) {
+          var chip = (ev.ctrlKey || ev.metaKey) && ev.target.closest && ev.target.closest(".cm-doclink[data-href]");
+          if (!chip) return false;
+          window.open(chip.dataset.href, "_blank", "noopener");
+          return true;
+        },
+      }),
     ];
   }
 
