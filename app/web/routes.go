@@ -46,6 +46,7 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.GET("/w/{slug}/search", w.searchWorld)
 	g.GET("/w/{slug}/d/{id}", w.documentPage)
 	g.GET("/w/{slug}/d/{id}/body", w.documentBody)
+	g.GET("/w/{slug}/d/{id}/backlinks", w.documentBacklinks)
 	// The card editor's writes: JSON, with the X-CSRF-Token header.
 	g.POST("/w/{slug}/d/{id}/content", w.applyContentOps)
 	g.POST("/w/{slug}/d/{id}/cursor", w.publishCursor)
