@@ -70,6 +70,7 @@ var scenarios = []scenario{
 	{"watch", "write-to-watcher latency (1/100/1,000 watchers) and memory per idle watcher", true, (*bench).runWatch},
 	{"editor", "editors typing into one section (2/10): keystroke batch to another editor's stream, vs plain write-to-watcher", false, (*bench).runEditor},
 	{"upload", "5 MiB PNG asset upload vs PocketBase record create with the file, 1/4 clients", false, (*bench).runUpload},
+	{"links", "a content write that changes which document it links (backlinks kept in the same transaction) vs the same write without a link, 1/10 clients", true, (*bench).runLinks},
 	{"wiki", "a public wiki page served to 50 clients with no session, next to the document read; and revalidated by ETag (304)", true, (*bench).runWiki},
 	{"timeline", "a 2,000-event timeline's page: server render vs JSON read, time to interactive in Chromium vs a 10-event one", false, (*bench).runTimeline},
 	{"era", "era creation in a 100,000-document world vs a 10-document one", false, (*bench).runEra},

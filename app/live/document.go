@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -214,6 +215,9 @@ func (h *Hub) onChange(c store.Change) {
 	if c.Kind != "document.content" {
 		return
 	}
+	if len(c.LinkTargets) > 0 {
+		h.relayBacklinks(c)
+	}
 	type target struct {
 		era    string
 		public bool
@@ -252,6 +256,42 @@ func (h *Hub) onChange(c store.Change) {
 				h.publish(publicStream(c.DocumentID, t.era), "snapshot", c.Version, snapshot)
 			}
 		}
+	}
+}
+
+// BacklinksEvent is the data of `event: backlinks` on a document stream: a write to another
+// document linked or unlinked this one, so its "Linked from" changed. Readers fetch the list
+// again (GET …/links, or the page's fragment).
+type BacklinksEvent struct {
+	// SourceID is the document whose write changed its links.
+	SourceID string `json:"sourceId"`
+}
+
+// relayBacklinks tells the open streams of the documents a content write linked or unlinked,
+// in the eras that see the write, that their backlinks changed.
+func (h *Hub) relayBacklinks(c store.Change) {
+	type watched struct{ doc, era string }
+	var targets []watched
+	h.mu.Lock()
+	for id := range h.streams {
+		if docID, era, _, ok := parseDocStream(id); ok && slices.Contains(c.LinkTargets, docID) && !slices.Contains(targets, watched{docID, era}) {
+			targets = append(targets, watched{docID, era})
+		}
+	}
+	h.mu.Unlock()
+	for _, t := range targets {
+		if t.era != c.EraID && !h.inherits(c.WorldID, c.DocumentID, t.era, c.EraID) {
+			continue
+		}
+		d, err := h.store.DocumentByID(t.doc)
+		if err != nil {
+			continue
+		}
+		content, err := h.store.Content(d, t.era)
+		if err != nil {
+			continue
+		}
+		h.publishDoc(t.doc, t.era, "backlinks", content.Version, BacklinksEvent{SourceID: c.DocumentID})
 	}
 }
 

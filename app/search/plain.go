@@ -35,9 +35,9 @@ func readerText(d store.Document, st store.State) (public, secret string) {
 	case ok:
 		return md.PlainText(d.Name, plainText), secret
 	case secret != "":
-		return doc.Text(d.Name), secret
+		return ops.LinkLabels(doc.Text(d.Name), nil), secret
 	}
-	return st.Text, ""
+	return ops.LinkLabels(st.Text, nil), ""
 }
 
 // gfm parses the Markdown the pages render (GitHub Flavored Markdown, as app/web does).
@@ -47,7 +47,9 @@ var gfm = goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()
 // markers, list markers, link targets or raw HTML (which the pages drop); blocks end with a
 // newline.
 func plainText(src string) string {
-	source := []byte(src)
+	// A link to a document is its shown text; a link by id alone has no words of its own
+	// (the index holds names, not the ids of links).
+	source := []byte(ops.LinkLabels(src, nil))
 	var b strings.Builder
 	newline := func() {
 		if s := b.String(); s != "" && !strings.HasSuffix(s, "\n") {

@@ -60,6 +60,10 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 		v.WorldStreamURL = "/api/v1/worlds/" + world.ID + "/events"
 		v.WorldSeq = seq
 	}
+	if v.Backlinks, err = w.backlinksView(d, eraID, editable, appLinks(world, eraID).Doc); err != nil {
+		return err
+	}
+	v.Backlinks.URL = backlinksURL(world, d, eraID)
 	p := page(e, v.Title())
 	p.Theme = world.Theme
 	p.Era = eraBanner(pl, mainLineHref(world, d))

@@ -46,6 +46,7 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.GET("/w/{slug}/search", w.searchWorld)
 	g.GET("/w/{slug}/d/{id}", w.documentPage)
 	g.GET("/w/{slug}/d/{id}/body", w.documentBody)
+	g.GET("/w/{slug}/d/{id}/backlinks", w.documentBacklinks)
 	// A link's preview: the start of the linked document, shown beside links (HTML fragment).
 	g.GET("/w/{slug}/d/{id}/preview", w.documentPreview)
 	// The card editor's writes: JSON, with the X-CSRF-Token header.

@@ -325,7 +325,12 @@ func (w *Web) wikiDocument(e *core.RequestEvent) error {
 		h.Modules = []string{static.URL("vendor/model-viewer/model-viewer.min.js")}
 		e.Response.Header().Set("Content-Security-Policy", modelViewerCSP)
 	}
-	return w.renderWiki(e, s, views.WikiDocument(s.view(tree, d.ID), h, w.crumbs(s.world, d, s.cfg.EraID, links.Doc), b))
+	// Backlinks from published documents only: a viewer's, without secret parts.
+	backlinks, err := w.backlinksView(d, s.cfg.EraID, false, links.Doc)
+	if err != nil {
+		return err
+	}
+	return w.renderWiki(e, s, views.WikiDocument(s.view(tree, d.ID), h, w.crumbs(s.world, d, s.cfg.EraID, links.Doc), b, *backlinks))
 }
 
 // wikiSearch finds the wiki's published documents: the world in the wiki's era, as a viewer

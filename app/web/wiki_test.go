@@ -278,3 +278,31 @@ func TestWikiSettingsPage(t *testing.T) {
 	s.Must(anon(s, home, nil), http.StatusNotFound)
 	s.Must(s.Do(apptest.Request{Method: "GET", Path: settings, Client: b}), http.StatusNotFound)
 }
+
+// TestWikiLinks: links in a wiki page lead to the wiki's own pages, and its "Linked from"
+// lists the linking pages without what a secret section says.
+func TestWikiLinks(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	w := newWorld(t, s, ann, "Eldoria")
+	vharn := w.doc(t, "Vharn", "card", "", "")
+	ossa := w.doc(t, "Ossa", "card", "", "")
+	kell := w.doc(t, "Kell", "card", "", "")
+	w.apply(t, ossa, "", map[string]any{"op": "card.addSection", "title": "Life", "body": "Apprenticed to [[Vharn]] in the north."})
+	w.apply(t, kell, "", map[string]any{"op": "card.addSection", "title": "GM", "body": "Plots against [[Vharn]]: the drowned king.", "secret": true})
+	_, home := w.wiki(t, "Eldoria Wiki", map[string]any{"visibility": "public"})
+
+	page := string(s.Must(anon(s, home+"d/"+ossa, nil), http.StatusOK).Body)
+	if !strings.Contains(page, `<a class="doclink" href="`+home+`d/`+vharn+`" rel="nofollow">Vharn</a>`) {
+		t.Fatalf("the link does not lead to the wiki's page:\n%s", page)
+	}
+	target := string(s.Must(anon(s, home+"d/"+vharn, nil), http.StatusOK).Body)
+	if !strings.Contains(target, "Linked from") || !strings.Contains(target, `href="`+home+`d/`+ossa+`"`) || !strings.Contains(target, "Apprenticed to Vharn in the north.") {
+		t.Fatalf("Linked from is missing the public backlink:\n%s", target)
+	}
+	backlinks := target[strings.Index(target, `id="doc-backlinks"`):]
+	backlinks = backlinks[:strings.Index(backlinks, "</section>")]
+	if strings.Contains(target, "drowned king") || strings.Contains(backlinks, `d/`+kell+`"`) || !strings.Contains(backlinks, `d/`+ossa+`"`) {
+		t.Fatal("Linked from shows a link only a secret section holds")
+	}
+}

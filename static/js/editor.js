@@ -965,6 +965,7 @@
         if (again) {
           // What is not replayed (renames and moves) may have been missed.
           if (Live.refreshCrumbs) Live.refreshCrumbs(cfg.bodyUrl);
+          if (Live.refreshBacklinks) Live.refreshBacklinks();
           verifySoon();
         }
       });
@@ -997,6 +998,9 @@
           showName();
         }
         if (Live.refreshCrumbs) Live.refreshCrumbs(cfg.bodyUrl);
+      });
+      on("backlinks", function () {
+        if (Live.refreshBacklinks) Live.refreshBacklinks();
       });
       on("deleted", function () {
         es.close();

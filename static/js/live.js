@@ -287,6 +287,39 @@
 
   // ---- Document page ---------------------------------------------------------------------
 
+  // refreshBacklinks fetches the page's "Linked from" again (a write elsewhere linked or
+  // unlinked this document) and puts it in place, one request at a time.
+  var backlinksLoading = false, backlinksAgain = false;
+  function refreshBacklinks() {
+    var cur = document.getElementById("doc-backlinks");
+    var url = cur && cur.dataset.backlinksUrl;
+    if (!url) return;
+    if (backlinksLoading) { backlinksAgain = true; return; }
+    backlinksLoading = true;
+    fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
+      .then(function (res) { if (!res.ok) throw new Error("HTTP " + res.status); return res.text(); })
+      .then(function (html) {
+        var tpl = document.createElement("template");
+        tpl.innerHTML = html;
+        var fresh = tpl.content.querySelector("#doc-backlinks");
+        var now = document.getElementById("doc-backlinks");
+        if (fresh && now) {
+          var active = document.activeElement;
+          var href = active && now.contains(active) ? active.getAttribute("href") : null;
+          now.replaceWith(fresh);
+          if (href) {
+            var again = fresh.querySelector('a[href="' + CSS.escape(href) + '"]');
+            if (again) again.focus({ preventScroll: true });
+          }
+        }
+      })
+      .catch(function () { /* the old list stays; the next change or a reload brings it */ })
+      .then(function () {
+        backlinksLoading = false;
+        if (backlinksAgain) { backlinksAgain = false; refreshBacklinks(); }
+      });
+  }
+
   function initials(name) {
     var parts = String(name || "").trim().split(/[\s@._-]+/).filter(Boolean);
     if (parts.length === 0) return "?";
@@ -534,8 +567,12 @@
       presence: function (ev) { if (!gone) showPresence(ev.viewers || []); },
       // A rename or move of the document or a folder above it: new heading, trail and title.
       metadata: refresh,
+      backlinks: refreshBacklinks,
       deleted: deleted,
-    }, refresh);
+    }, function () {
+      refresh();
+      refreshBacklinks(); // what is not replayed may have been missed
+    });
 
     // A folder page also lists the folder's documents: follow the world for those.
     var folderID = root.dataset.documentId;
@@ -559,6 +596,7 @@
   // The card editor (static/js/editor.js) follows its document itself and borrows these.
   window.LoreLive = {
     showPresence: showPresence,
+    refreshBacklinks: refreshBacklinks,
     // refreshCrumbs fetches a document's fragment and puts in its fresh breadcrumbs.
     refreshCrumbs: function (url) {
       fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
