@@ -305,7 +305,10 @@
             apply: function (view, completion, f, t) { insertLink(view, f, t, hit.id, hit.name, completion); },
           };
         });
-        if (q && !exact && cfg.createUrl) {
+        // After @ (typed in passing more often than [[), "Create" is offered only below other
+        // options, never alone and so selected: Enter at the end of "@someone" keeps its
+        // meaning unless a document was offered.
+        if (q && !exact && cfg.createUrl && (trigger === "[[" || options.length)) {
           options.push({
             label: "Create “" + q + "”", detail: "new card", type: "create",
             apply: function (view, completion, f, t) { createAndLink(view, completion, f, t, q, view.state.doc.sliceString(f, t)); },
