@@ -89,6 +89,15 @@ func TestBrowserLinkPicker(t *testing.T) {
 	waitJS(t, ctx, "Saltmarsh offered", pickerOffers("Saltmarsh"))
 	do(t, ctx, chromedp.KeyEvent(kb.Escape))
 	waitJS(t, ctx, "closed", `!document.querySelector('.cm-tooltip-autocomplete') && `+editorText+` === "Friend of @Sal"`)
+	// After @, a word that names nothing offers nothing (no "Create" alone, that Enter would pick).
+	do(t, ctx, chromedp.KeyEvent(" @Zzq"))
+	do(t, ctx, chromedp.Sleep(600*time.Millisecond))
+	if eval[bool](t, ctx, `!!document.querySelector('.cm-tooltip-autocomplete')`) {
+		t.Fatal("the picker offers something for @Zzq")
+	}
+	for range " @Zzq" {
+		do(t, ctx, chromedp.KeyEvent(kb.Backspace))
+	}
 	// The mouse picks.
 	do(t, ctx, chromedp.KeyEvent("t"))
 	waitJS(t, ctx, "Saltmarsh offered", pickerOffers("Saltmarsh"))
