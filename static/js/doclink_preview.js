@@ -25,7 +25,8 @@
   function load(url) {
     if (!cache[url]) {
       cache[url] = fetch(url, { credentials: "same-origin" })
-        .then(function (r) { return r.ok ? r.text() : ""; })
+        // A redirect is the sign-in page (the session ended): no preview.
+        .then(function (r) { return r.ok && !r.redirected ? r.text() : ""; })
         .catch(function () { delete cache[url]; return ""; });
     }
     return cache[url];
