@@ -334,6 +334,8 @@
         tooltipClass: function () { return "lw-link-picker"; },
         optionClass: function (c) { return c.type === "create" ? "lw-link-create" : ""; },
       }),
+      // The picker's list box is named for what it lists (CodeMirror says "Completions").
+      CM.EditorState.phrases.of({ Completions: "Documents to link" }),
       CM.Prec.high(CM.keymap.of([{ key: "Tab", run: CM.acceptCompletion }])),
       // Ctrl+click (⌘+click) on a chip opens its document in a new tab; a plain click edits.
       CM.EditorView.domEventHandlers({
