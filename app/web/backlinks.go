@@ -31,27 +31,19 @@ func (w *Web) backlinksView(d store.Document, eraID string, secrets bool, href f
 // documentBacklinks is the HTML fragment of a document's "Linked from", which the page's
 // script fetches again when a write links or unlinks the document.
 func (w *Web) documentBacklinks(e *core.RequestEvent) error {
-	u := user(e)
-	if u == nil {
-		return e.String(http.StatusUnauthorized, "sign in again to follow this document")
+	pl, err := w.place(e)
+	if pl == nil {
+		return err
 	}
-	world, role, err := w.world(e, u)
+	d, err := w.Store.Document(pl.world.ID, e.Request.PathValue("id"), pl.eraID)
 	if err != nil {
-		return e.String(http.StatusNotFound, "not found")
+		return w.notFound(e)
 	}
-	eraID, _, _, err := w.eraOf(e, world.ID)
-	if err != nil {
-		return e.String(http.StatusNotFound, "not found")
-	}
-	d, err := w.Store.Document(world.ID, e.Request.PathValue("id"), eraID)
-	if err != nil {
-		return e.String(http.StatusNotFound, "not found")
-	}
-	v, err := w.backlinksView(d, eraID, store.CanEdit(role), appLinks(world, eraID).Doc)
+	v, err := w.backlinksView(d, pl.eraID, store.CanEdit(pl.role), appLinks(pl.world, pl.eraID).Doc)
 	if err != nil {
 		return err
 	}
-	v.URL = backlinksURL(world, d, eraID)
+	v.URL = backlinksURL(pl.world, d, pl.eraID)
 	return render(e, http.StatusOK, views.Backlinks(*v))
 }
 
