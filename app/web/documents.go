@@ -286,7 +286,7 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 // shapeBody fills in b, a document's body view, from its content doc, by type; its links
 // as l builds them.
 func (w *Web) shapeBody(world store.World, d store.Document, eraID string, b views.DocumentBody, doc ops.Document, l docLinks) (views.DocumentBody, error) {
-	links := newLinkRenderer(w.Store, world.ID, eraID, l.Doc)
+	links := newLinkRenderer(w.Store, world.ID, eraID, l)
 	switch x := doc.(type) {
 	case *ops.Timeline:
 		t := &views.TimelineView{}

@@ -30,6 +30,7 @@ func markdownAt(top int) goldmark.Markdown {
 		goldmark.WithParserOptions(parser.WithASTTransformers(
 			util.Prioritized(headingShift{top: top}, 100),
 			util.Prioritized(sameOriginImages{}, 100),
+			util.Prioritized(assetImages{}, 200),
 		), parser.WithInlineParsers(util.Prioritized(docLinkParser{}, 199))),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(
 			util.Prioritized(labelledCheckBoxes{}, 0),

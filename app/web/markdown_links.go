@@ -47,11 +47,14 @@ type linkRenderer struct {
 	worldID string
 	eraID   string
 	href    func(docID string) string
-	seen    map[string]resolvedLink
+	// asset, when set, gives the address an image of the text loads from (a wiki serves the
+	// world's files to its readers at its own addresses).
+	asset func(url string) string
+	seen  map[string]resolvedLink
 }
 
-func newLinkRenderer(s *store.Store, worldID, eraID string, href func(string) string) *linkRenderer {
-	return &linkRenderer{store: s, worldID: worldID, eraID: eraID, href: href, seen: map[string]resolvedLink{}}
+func newLinkRenderer(s *store.Store, worldID, eraID string, l docLinks) *linkRenderer {
+	return &linkRenderer{store: s, worldID: worldID, eraID: eraID, href: l.Doc, asset: l.Asset, seen: map[string]resolvedLink{}}
 }
 
 // resolve returns how ref shows on the page.
@@ -131,7 +134,7 @@ func (r *linkRenderer) plain(s string) string {
 
 // markdown renders Markdown src (sanitised, see renderMarkdown) with its links.
 func (r *linkRenderer) markdown(md goldmark.Markdown, src string) string {
-	if r == nil || !strings.Contains(src, "[[") {
+	if r == nil || !strings.Contains(src, "[[") && (r.asset == nil || !strings.Contains(src, "![")) {
 		return renderMarkdown(md, src)
 	}
 	pc := parser.NewContext()
@@ -184,6 +187,24 @@ func (docLinkParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast
 	}
 	block.Advance(refs[0].End)
 	return &docLinkNode{link: r.resolve(refs[0])}
+}
+
+// assetImages gives each image of a text the address the page's readers load it from
+// (linkRenderer.asset), after sameOriginImages kept only this server's.
+type assetImages struct{}
+
+// Transform implements parser.ASTTransformer.
+func (assetImages) Transform(doc *ast.Document, _ text.Reader, pc parser.Context) {
+	r, _ := pc.Get(linkRendererKey).(*linkRenderer)
+	if r == nil || r.asset == nil {
+		return
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if img, ok := n.(*ast.Image); ok && entering {
+			img.Destination = []byte(r.asset(string(img.Destination)))
+		}
+		return ast.WalkContinue, nil
+	})
 }
 
 // docLinkHTML renders docLinkNodes.

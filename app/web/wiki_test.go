@@ -306,3 +306,22 @@ func TestWikiLinks(t *testing.T) {
 		t.Fatal("Linked from shows a link only a secret section holds")
 	}
 }
+
+// TestWikiMarkdownImages: an image of the world's files in a card's text loads, on the wiki,
+// from the wiki's own file address, which its readers may fetch.
+func TestWikiMarkdownImages(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	w := newWorld(t, s, ann, "Eldoria")
+	aria := w.doc(t, "Aria", "card", "", "")
+	w.apply(t, aria, "", map[string]any{"op": "card.addSection", "title": "Portrait", "body": "![Aria](/api/v1/worlds/" + w.ID + "/assets/abc123/file)"})
+	_, home := w.wiki(t, "Eldoria Wiki", map[string]any{"visibility": "public"})
+	page := string(s.Must(anon(s, home+"d/"+aria, nil), http.StatusOK).Body)
+	if !strings.Contains(page, `<img src="`+home+`files/abc123" alt="Aria">`) {
+		t.Fatalf("the image does not load from the wiki:\n%s", page)
+	}
+	app := string(s.Must(s.Do(apptest.Request{Method: http.MethodGet, Path: "/w/" + w.Slug + "/d/" + aria, Client: s.SignIn(ann)}), http.StatusOK).Body)
+	if !strings.Contains(app, `<img src="/api/v1/worlds/`+w.ID+`/assets/abc123/file" alt="Aria">`) {
+		t.Fatal("the app's page changed the image's address")
+	}
+}
