@@ -86,8 +86,13 @@ func TestBrowserTimelineEditor(t *testing.T) {
 	look(t, ctx, "timeline-editor-1366")
 	do(t, ctx, chromedp.EmulateViewport(390, 900))
 	look(t, ctx, "timeline-editor-390")
-	do(t, ctx, chromedp.Click(chromedp.CSS(`li[data-testid="event"]:nth-child(1) [data-edit-event]`)))
-	waitJS(t, ctx, "edit dialog", `document.querySelector("#event-dialog").open`)
+	// Clicked again while the dialog is not open: a live swap of the list (the page's own
+	// earlier writes coming back) can replace the button under a click.
+	waitJS(t, ctx, "edit dialog", `(() => {
+		const d = document.querySelector("#event-dialog");
+		if (!d.open) document.querySelector('li[data-testid="event"]:nth-child(1) [data-edit-event]').click();
+		return d.open;
+	})()`)
 	look(t, ctx, "timeline-editor-dialog-390")
 
 	var got struct {
