@@ -83,33 +83,20 @@ func (w *Web) documentPreview(e *core.RequestEvent) error {
 		}
 		return ""
 	}
+	doc, _ := ops.Decode(d.DocumentType, c.Data) // nil when it cannot be read: its text shows
 	v := views.DocumentPreviewView{Name: d.Name, DocumentType: d.DocumentType}
-	v.Text = previewText(d, c, name)
-	if card, ok := decodeCard(d, c); ok && card.Name != "" {
+	v.Text = previewText(d, doc, c.Text, name)
+	if card, ok := doc.(*ops.Card); ok && card.Name != "" {
 		v.Name = card.Name
 	}
 	return render(e, http.StatusOK, views.DocumentPreview(v))
 }
 
-// decodeCard returns the card c holds, if d is a card.
-func decodeCard(d store.Document, c store.Content) (*ops.Card, bool) {
-	if d.DocumentType != "card" {
-		return nil, false
-	}
-	doc, err := ops.Decode("card", c.Data)
-	if err != nil {
-		return nil, false
-	}
-	card, ok := doc.(*ops.Card)
-	return card, ok
-}
-
 // previewText is the start of what a reader sees of a document: a card's sections, a folder's
 // description, else its plain text without the leading name. Links show their labels.
-func previewText(d store.Document, c store.Content, name func(id string) string) string {
+func previewText(d store.Document, doc ops.Document, text string, name func(id string) string) string {
 	var src string
 	markdown := false
-	doc, _ := ops.Decode(d.DocumentType, c.Data)
 	switch x := doc.(type) {
 	case *ops.Card:
 		var parts []string
@@ -123,7 +110,7 @@ func previewText(d store.Document, c store.Content, name func(id string) string)
 	case *ops.Folder:
 		src, markdown = x.Description, true
 	default:
-		src = strings.TrimPrefix(strings.TrimPrefix(c.Text, d.Name), "\n")
+		src = strings.TrimPrefix(strings.TrimPrefix(text, d.Name), "\n")
 	}
 	if len(src) > previewSource {
 		// Cut on a character, and before a link the cut would split.
