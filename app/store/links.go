@@ -17,11 +17,6 @@ import (
 // the rows of the era its state comes from (the nearest era of the chain with its own state
 // row): an era's first write copies the document, and its links, into that era.
 
-// linksChanged reports whether two link lists differ as the table keeps them.
-func linksChanged(a, b []ops.Link) bool {
-	return !slices.Equal(a, b)
-}
-
 // linkTargets returns the ids of the documents linked by id in either list, once each: the
 // documents whose "Linked from" a change between them may change.
 func linkTargets(a, b []ops.Link) []string {

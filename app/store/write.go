@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/ops"
@@ -146,7 +147,8 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 			return WriteResult{}, Change{}, err
 		}
 	}
-	writeLinks := !own || linksChanged(oldLinks, links)
+	linksMoved := !slices.Equal(oldLinks, links)
+	writeLinks := !own || linksMoved
 	var forkData []byte // what a first write in this era inherited
 	if !own && found {
 		if forkData = []byte(row.Data); len(forkData) == 0 {
@@ -227,7 +229,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: res.Applied, Client: req.Client}
 	change := Change{Seq: seq, Kind: "document.content", WorldID: d.WorldID, DocumentID: d.ID, EraID: req.EraID,
 		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor, Client: req.Client}
-	if linksChanged(oldLinks, links) {
+	if linksMoved {
 		change.LinkTargets = linkTargets(oldLinks, links)
 	}
 	// Secret sections: what a viewer's stream may be sent of this write.

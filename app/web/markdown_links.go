@@ -124,14 +124,6 @@ func (r *linkRenderer) linksHTML(s string) string {
 	return b.String()
 }
 
-// plain is s with each link replaced by its label.
-func (r *linkRenderer) plain(s string) string {
-	if r == nil || !strings.Contains(s, "[[") {
-		return s
-	}
-	return ops.ReplaceLinks(s, func(ref ops.LinkRef) string { return r.resolve(ref).Label })
-}
-
 // markdown renders Markdown src (sanitised, see renderMarkdown) with its links.
 func (r *linkRenderer) markdown(md goldmark.Markdown, src string) string {
 	if r == nil || !strings.Contains(src, "[[") && (r.asset == nil || !strings.Contains(src, "![")) {
