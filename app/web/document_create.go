@@ -6,7 +6,6 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
-	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/views"
 )
 
@@ -54,16 +53,8 @@ type createdDocumentJSON struct {
 // createDocumentJSON creates a document for a page's script: 201 with the document, or the
 // API's error shape (401 signed out, 404 not a member, 403 not an editor, 422 refused).
 func (w *Web) createDocumentJSON(e *core.RequestEvent) error {
-	u := user(e)
-	if u == nil {
-		return w.jsonError(e, apierr.New(http.StatusUnauthorized, "unauthenticated", "your session has ended; sign in again"))
-	}
-	p := auth.PrincipalOfUser(u)
-	world, role, err := w.world(e, u)
+	p, world, err := w.scriptEditor(e)
 	if err != nil {
-		return w.jsonError(e, apierr.NotFound("world"))
-	}
-	if err := auth.Check(p, world, role, auth.Edit); err != nil {
 		return w.jsonError(e, err)
 	}
 	eraID := e.Request.URL.Query().Get("era")
