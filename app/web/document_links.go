@@ -40,7 +40,7 @@ func (w *Web) linkEditor(world store.World, d store.Document, eraID, csrf string
 		Names:        map[string]string{},
 		Missing:      []string{},
 	}
-	doc, err := ops.Decode(d.DocumentType, c.Data)
+	doc, err := w.Store.Decode(d, c.Data)
 	if err != nil {
 		return v, nil // an unreadable document shows its links by id until they are named
 	}

@@ -106,6 +106,25 @@ func (w *Web) documentPage(e *core.RequestEvent) error {
 		// CodeMirror adds its own stylesheet: allowed by this page's nonce.
 		e.Response.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "style-src 'self';", "style-src 'self' 'nonce-"+nonce+"';", 1))
 	}
+	if editable && v.Body.Tool != nil {
+		if tt, ok := w.Store.ToolType(world.ID, d.DocumentType); ok {
+			nonce, err := styleNonce()
+			if err != nil {
+				return err
+			}
+			if v.ToolEditor, err = w.toolEditor(world, d, eraID, p.CSRF, nonce, tt); err != nil {
+				return err
+			}
+			if v.ToolEditor != nil {
+				if v.LinkEditor, err = w.linkEditor(world, d, eraID, p.CSRF); err != nil {
+					return err
+				}
+				p.Scripts = append(p.Scripts, static.URL("vendor/codemirror/codemirror.js"), static.URL("js/cm_setup.js"),
+					static.URL("js/ot.js"), static.URL("js/tool_editor.js"))
+				e.Response.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "style-src 'self';", "style-src 'self' 'nonce-"+nonce+"';", 1))
+			}
+		}
+	}
 	switch d.DocumentType {
 	case "map":
 		p.Styles = []string{static.URL("vendor/leaflet/leaflet.css")}
@@ -271,7 +290,7 @@ func (w *Web) documentBodyView(world store.World, d store.Document, eraID, eraNa
 	b := views.DocumentBody{ID: d.ID, DocumentType: d.DocumentType, Name: d.Name, EraName: eraName,
 		Version: c.Version, Source: c.Source, Text: c.Text}
 	if !ops.IsBuiltin(d.DocumentType) {
-		return b, nil
+		return w.toolBody(world, d, eraID, b, c, l), nil
 	}
 	doc, err := ops.Decode(d.DocumentType, c.Data)
 	if err != nil {

@@ -71,6 +71,7 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.POST("/w/{slug}/d/{id}/delete", w.deleteDocument)
 	g.POST("/w/{slug}/eras", w.createEra)
 	g.POST("/w/{slug}/projects", w.createProject)
+	g.GET("/w/{slug}/p/{id}", w.appProject)
 	g.GET("/w/{slug}/projects/{id}", w.projectSettings)
 	g.POST("/w/{slug}/projects/{id}", w.saveProject)
 	g.POST("/w/{slug}/projects/{id}/delete", w.deleteProject)

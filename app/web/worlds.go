@@ -181,6 +181,8 @@ func (w *Web) renderWorld(e *core.RequestEvent, pl *place, status int, forms fun
 		pi := views.ProjectItem{ID: x.ID, Kind: x.Kind, Name: x.Name}
 		if x.Kind == store.KindWiki {
 			pi.URL = wikiURL(x.Slug)
+		} else {
+			pi.URL = appProjectURL(world.Slug, x.ID)
 		}
 		if store.CanEdit(role) {
 			pi.SettingsHref = projectSettingsURL(world.Slug, x.ID)
