@@ -554,11 +554,14 @@
 
     follow(root.dataset.stream, String(shown()), {
       ops: function (ev) {
-        // The folder description editor (folder_editor.js) takes the ops as they come.
+        // The folder description and tool editors (folder_editor.js, tool_editor.js) take
+        // the ops as they come.
         document.dispatchEvent(new CustomEvent("loreweave:ops", { detail: ev }));
         want(ev.version);
       },
       snapshot: function (ev) {
+        // The tool editor (tool_editor.js) catches up from it.
+        document.dispatchEvent(new CustomEvent("loreweave:snapshot", { detail: ev }));
         if (ev.version !== shown()) {
           dirty = true;
           want(ev.version);
