@@ -385,6 +385,7 @@ func OpenAPI() obj {
 			"era":     described(object(obj{"id": str("Era id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line.")}), "Set for era.created."),
 			"project": described(object(obj{"id": str("Project id."), "kind": str("App kind."), "name": str("Name.")}), "Set for project.created."),
 			"userId":  str("Set for member.added and member.removed: the member's user id."),
+			"tool":    str("Set for tool.installed (an install or an upgrade) and tool.uninstalled: the tool's name. The world's document types and app kinds changed."),
 			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "For member.added and member.removed: the user's role, while they are a member (absent once they are not)."},
 		}, "document", "era", "project", "userId", "role"),
 		"ContentOpsRequest": object(obj{
@@ -483,7 +484,7 @@ func described(o obj, desc string) obj {
 // worldEventKinds are the events of the world stream (see live.WorldEvent).
 var worldEventKinds = []string{
 	"document.created", "document.renamed", "document.moved", "document.deleted",
-	"era.created", "project.created", "member.added", "member.removed",
+	"era.created", "project.created", "member.added", "member.removed", "tool.installed", "tool.uninstalled",
 }
 
 func documentProps() obj {

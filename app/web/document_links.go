@@ -83,7 +83,7 @@ func (w *Web) documentPreview(e *core.RequestEvent) error {
 		}
 		return ""
 	}
-	doc, _ := ops.Decode(d.DocumentType, c.Data) // nil when it cannot be read: its text shows
+	doc, _ := w.Store.Decode(d, c.Data) // nil when it cannot be read: its text shows
 	v := views.DocumentPreviewView{Name: d.Name, DocumentType: d.DocumentType}
 	v.Text = previewText(d, doc, c.Text, name)
 	if card, ok := doc.(*ops.Card); ok && card.Name != "" {
