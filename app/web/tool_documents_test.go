@@ -180,7 +180,7 @@ func TestAppKindPages(t *testing.T) {
 	if got := texts(d.Find(`[data-testid="app-table"] thead th`)); strings.Join(got, "|") != "Name|Alignment|Power" {
 		t.Fatalf("columns %v", got)
 	}
-	if got := texts(d.Find(`[data-testid="app-row"]`)); len(got) != 2 || got[0] != "Ember Court lawful 3" || got[1] != "Tidewater Compact chaotic 7" {
+	if got := strings.Join(texts(d.Find(`[data-testid="app-row"] > *`)), "|"); got != "Ember Court|lawful|3|Tidewater Compact|chaotic|7" {
 		t.Fatalf("rows %q", got)
 	}
 	if href, _ := d.Find(`[data-testid="app-row"][data-id="` + tide + `"] a`).Attr("href"); href != "/w/"+w.Slug+"/d/"+tide {
