@@ -199,7 +199,7 @@ func TestBrowserToolScreens(t *testing.T) {
 			map[string]any{"op": "faction.setPower", "power": 7},
 			map[string]any{"op": "faction.setLeader", "leader": queen},
 			map[string]any{"op": "faction.editHistory", "baseVersion": v, "splices": []map[string]any{{"pos": 0, "del": 0,
-				"ins": "Founded by **smugglers** in the year of the Long Tide, the Compact rules every harbour from Saltmere to the Drowned Gate.\n\n- keeps the lighthouses\n- taxes the pearl trade"}}},
+				"ins": "Founded by **smugglers** in the year of the Long Tide, the Compact rules every harbour from Saltmere to the Drowned Gate. It keeps the lighthouses lit and *taxes the pearl trade*."}}},
 			map[string]any{"op": "faction.addRelation", "faction": ember, "stance": "war", "notes": "They burned the *Grey Wake*."},
 			map[string]any{"op": "faction.addRelation", "faction": salt, "stance": "ally", "notes": "Sworn at the Salt Moot."},
 		)

@@ -514,7 +514,22 @@
       focusOnCreate[s] = ctl;
     });
 
-    function itemName(i) { return label(f) + " " + (i + 1); }
+    // itemName names an item by what it holds: the document its first link names, else its
+    // first short text or choice, else its place in the list.
+    function itemName(i, it) {
+      var subs = f.fields || [];
+      for (var j = 0; j < subs.length; j++) {
+        if (subs[j].kind === "link" && it[subs[j].key] && docName(it[subs[j].key])) return docName(it[subs[j].key]);
+      }
+      for (j = 0; j < subs.length; j++) {
+        var v = it[subs[j].key];
+        if ((subs[j].kind === "string" || subs[j].kind === "enum") && typeof v === "string" && v.trim()) {
+          v = v.trim();
+          return v.length > 60 ? v.slice(0, 59) + "…" : v;
+        }
+      }
+      return label(f) + " " + (i + 1);
+    }
 
     function makeItem(it) {
       var li = el("li", { className: "tool-item card", "data-testid": "tool-item-edit", "data-id": it.id });
@@ -564,7 +579,7 @@
       arr.forEach(function (it, i) {
         var x = items[it.id] || (items[it.id] = makeItem(it));
         keep[it.id] = true;
-        x.name = itemName(i);
+        x.name = itemName(i, it);
         x.title.textContent = x.name;
         x.up.setAttribute("aria-label", "Move " + x.name + " up");
         x.down.setAttribute("aria-label", "Move " + x.name + " down");
