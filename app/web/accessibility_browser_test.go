@@ -108,6 +108,21 @@ func TestBrowserAccessibility(t *testing.T) {
 				map[string]any{"op": "animator.setClips", "clips": []map[string]any{{"id": "Swim"}, {"id": "Dive " + long}}},
 				map[string]any{"op": "animator.setActiveClip", "clipId": "Swim"})
 			s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/projects", map[string]any{"name": "Book " + long, "kind": "wiki"}), http.StatusCreated)
+			// A tool's document, with every kind of field, and its app kinds' pages.
+			installTestTool(t, s, w.ID, "factions")
+			installTestTool(t, s, w.ID, "quests")
+			ember := w.doc(t, "Ember "+long, "faction", "", "")
+			faction := w.doc(t, "Tide "+long, "faction", "", "")
+			w.apply(t, faction, "",
+				map[string]any{"op": "faction.setMotto", "motto": "By the " + long},
+				map[string]any{"op": "faction.setLeader", "leader": card},
+				map[string]any{"op": "faction.addRelation", "faction": ember, "stance": "war", "notes": "They burned *" + long + "*."})
+			quest := w.doc(t, "Quest "+long, "quest", "", "")
+			w.apply(t, quest, "", map[string]any{"op": "quest.setGoal", "goal": "Raise the " + long}, map[string]any{"op": "quest.setGiver", "giver": faction},
+				map[string]any{"op": "quest.addStep", "text": "Dive " + long})
+			var board, roster struct{ ID string }
+			s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/projects", map[string]any{"name": "Quests " + long, "kind": "quest-board"}), http.StatusCreated).JSON(t, &board)
+			s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/projects", map[string]any{"name": "Roster " + long, "kind": "faction-roster"}), http.StatusCreated).JSON(t, &roster)
 			s.WaitSearchable(ann.Key, w.ID, "tide")
 
 			base := "/w/" + w.Slug
@@ -125,6 +140,10 @@ func TestBrowserAccessibility(t *testing.T) {
 				{base + "/d/" + card + "/rename", `[data-testid="rename-form"]`},
 				{base + "/d/" + card + "/move", `[data-testid="move-form"]`},
 				{base + "/d/" + card + "/delete", `[data-testid="delete-form"]`},
+				{base + "/d/" + faction, `[data-testid="tool-editor"] .cm-content`},
+				{base + "/d/" + quest, `[data-testid="tool-editor"] .cm-content`},
+				{base + "/p/" + board.ID, `[data-testid="board"]`},
+				{base + "/p/" + roster.ID, `[data-testid="app-table"]`},
 			}
 			var themeless, signedOut []check
 			if i == 0 {
@@ -133,7 +152,7 @@ func TestBrowserAccessibility(t *testing.T) {
 				signedOut = []check{{"/login", `#email`}, {"/signup", `#email`}}
 			}
 			annPages := append(documents, themeless...)
-			vicPages := []check{{base + "/d/" + card, `[data-testid="section-body"]`}}
+			vicPages := []check{{base + "/d/" + card, `[data-testid="section-body"]`}, {base + "/d/" + faction, `[data-testid="tool-view"]`}}
 
 			for _, width := range []int64{1366, 390} {
 				t.Run(fmt.Sprint(width), func(t *testing.T) {
