@@ -242,3 +242,40 @@ func TestBrowserToolScreens(t *testing.T) {
 		look(t, viewer, fmt.Sprintf("tool-view-light-%d", width))
 	}
 }
+
+// TestBrowserToolEditorChecksAndValues: a list of values is set whole, one value a line; a
+// checkbox of a list's item is saved with the list's update op.
+func TestBrowserToolEditorChecksAndValues(t *testing.T) {
+	ctx := browser(t)
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Author")
+	w := newWorld(t, s, ann, "Tidewater")
+	installTestTool(t, s, w.ID, "quests")
+	quest := w.doc(t, "The Drowned Crown", "quest", "", "")
+	data := func() map[string]any { d, _ := toolData(t, w, quest); return d }
+	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+quest, `[data-testid="tool-editor"]`)
+	streamOpen(t, ctx)
+
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(toolField("tags")), "sea\ncrown"), chromedp.KeyEvent(kb.Tab))
+	eventually(t, "tags saved", func() bool {
+		tags, _ := data()["tags"].([]any)
+		return len(tags) == 2 && tags[0] == "sea" && tags[1] == "crown"
+	})
+	steps := `[data-tool-form] > [data-path="steps"]`
+	do(t, ctx, chromedp.Click(chromedp.CSS(steps+` [data-testid="tool-item-add"]`)))
+	waitJS(t, ctx, "a step", `document.activeElement.matches('`+steps+` [data-path="steps.text"] input')`)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(steps+` [data-path="steps.text"] input`), "Find the diver\n"),
+		chromedp.Click(chromedp.CSS(steps+` [data-path="steps.done"] input`)))
+	eventually(t, "step saved", func() bool {
+		list, _ := data()["steps"].([]any)
+		if len(list) != 1 {
+			return false
+		}
+		step := list[0].(map[string]any)
+		return step["text"] == "Find the diver" && step["done"] == true
+	})
+	waitJS(t, ctx, "the item is named by its text", `document.querySelector('`+steps+` .tool-item-title').textContent === "Find the diver"`)
+	if got := eval[string](t, ctx, `document.querySelector('`+steps+` [data-path="steps.done"] input').getAttribute("aria-label")`); got != "Done, Find the diver" {
+		t.Fatalf("checkbox name %q", got)
+	}
+}

@@ -397,11 +397,10 @@
       case "enum":
         input = el("select", { id: id });
         (f.enum || []).forEach(function (v) { input.append(el("option", { value: v, text: v })); });
-        input.addEventListener("change", function () {
-          var cur = item ? undefined : getAt(model, f.path);
-          commit(typeof cur === "number" ? Number(input.value) : input.value);
-        });
-        show = function (v) { input.value = v == null ? "" : String(v); };
+        // An enum of numbers keeps its values numbers.
+        var shown;
+        input.addEventListener("change", function () { commit(typeof shown === "number" ? Number(input.value) : input.value); });
+        show = function (v) { shown = v; input.value = v == null ? "" : String(v); };
         break;
       case "boolean":
         input = el("input", { id: id, type: "checkbox" });
@@ -447,14 +446,19 @@
         input = el("textarea", { id: id, rows: "3" });
         if (!help) help = el("p", { className: "hint", id: id + "-help", text: "One value a line." });
         trackDirty(input);
+        // A list of numbers stays numbers (the values shown tell which).
+        var numbers = false;
         input.addEventListener("change", function () {
           delete input.dataset.dirty;
-          var kind = f.fields && f.fields[0] ? f.fields[0].kind : "string";
           var vals = input.value.split("\n").map(function (s) { return s.trim(); }).filter(Boolean);
-          if (kind === "integer" || kind === "number") vals = vals.map(Number);
+          if (numbers) vals = vals.map(Number);
           commit(vals);
         });
-        show = function (v) { setValue(input, (v || []).join("\n")); };
+        show = function (v) {
+          v = v || [];
+          if (v.length) numbers = typeof v[0] === "number";
+          setValue(input, v.join("\n"));
+        };
         break;
       default: // string, uri, email, date, datetime
         var type = { uri: "url", email: "email", date: "date" }[f.kind] || "text";
@@ -610,9 +614,9 @@
     return ctl;
   }
 
-  // relabel names an item's field after the item ("Stance of Relations 2").
+  // relabel names an item's field after the item ("Stance, Ember Court").
   function relabel(k, itemName) {
-    var name = label(k.f) + " of " + itemName;
+    var name = label(k.f) + ", " + itemName;
     var lab = k.c.el.querySelector(":scope > label, :scope > .label");
     if (lab && lab.dataset.name !== name) {
       lab.dataset.name = name;
