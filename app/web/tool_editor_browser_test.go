@@ -1,11 +1,14 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -277,5 +280,87 @@ func TestBrowserToolEditorChecksAndValues(t *testing.T) {
 	waitJS(t, ctx, "the item is named by its text", `document.querySelector('`+steps+` .tool-item-title').textContent === "Find the diver"`)
 	if got := eval[string](t, ctx, `document.querySelector('`+steps+` [data-path="steps.done"] input').getAttribute("aria-label")`); got != "Done, Find the diver" {
 		t.Fatalf("checkbox name %q", got)
+	}
+}
+
+// toolTypistJS types count markers (and filler letters) at random places of the first
+// Markdown field of the generic editor, as keystrokes, and returns the markers.
+const toolTypistJS = `(async (seed, count, markerBase) => {
+	let s = seed >>> 0;
+	const rnd = n => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s % n; };
+	const view = CM.EditorView.findFromDOM(document.querySelector('[data-testid="tool-text"] .cm-editor'));
+	const fillers = ["a", "é", "😀", " ", "ß"];
+	const inserted = [];
+	for (let i = 0; i < count; i++) {
+		const doc = view.state.doc.toString();
+		const bounds = [0];
+		for (let j = 0; j < doc.length;) { j += doc.codePointAt(j) > 0xFFFF ? 2 : 1; bounds.push(j); }
+		const at = bounds[rnd(bounds.length)];
+		const m = String.fromCodePoint(markerBase + i);
+		inserted.push(m);
+		const text = (rnd(2) ? fillers[rnd(fillers.length)] : "") + m;
+		view.dispatch({ changes: { from: at, insert: text }, selection: { anchor: at + text.length }, userEvent: "input.type" });
+		await new Promise(r => setTimeout(r, 2 + rnd(20)));
+	}
+	return inserted;
+})`
+
+// TestBrowserToolEditorTogether: two people type in one Markdown field of a tool document
+// at once; both end with the server's text, which holds every character each typed.
+func TestBrowserToolEditorTogether(t *testing.T) {
+	s := apptest.Start(t)
+	ann, bob := s.NewUser("Ann Author"), s.NewUser("Bob Builder")
+	w := newWorld(t, s, ann, "Tidewater")
+	s.AddMember(ann, w.ID, bob, "editor")
+	installTestTool(t, s, w.ID, "factions")
+	tide := w.doc(t, "Tidewater Compact", "faction", "", "")
+	path := "/w/" + w.Slug + "/d/" + tide
+	ctxs := []context.Context{browser(t), browser(t)}
+	for i, u := range []apptest.User{ann, bob} {
+		signInTo(t, ctxs[i], s, u, path, `[data-testid="tool-text"] .cm-content`)
+		streamOpen(t, ctxs[i])
+	}
+	const keystrokes = 60
+	var wg sync.WaitGroup
+	typed := make([][]string, 2)
+	errs := make([]error, 2)
+	for i := range ctxs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			typed[i], errs[i] = chromedp.Run(ctxs[i], chromedp.Evaluate[[]string](fmt.Sprintf("%s(%d, %d, %d)", toolTypistJS, 7+i, keystrokes, 0x4E00+0x1000*i), chromedp.EvalAwaitPromise))
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := `CM.EditorView.findFromDOM(document.querySelector('[data-testid="tool-text"] .cm-editor')).state.doc.toString()`
+	for i := range ctxs {
+		waitJSFor(t, ctxs[i], 5*time.Second, "saved", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
+	}
+	d, _ := toolData(t, w, tide)
+	server, _ := d["history"].(string)
+	if utf8.RuneCountInString(server) < 2*keystrokes {
+		t.Fatalf("the server has %d characters: %q", utf8.RuneCountInString(server), server)
+	}
+	for i := range ctxs {
+		if _, err := chromedp.Run(ctxs[i], chromedp.Poll[bool](fmt.Sprintf("%s === %q", text, server), chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+			t.Errorf("browser %d has %q, the server %q", i, eval[string](t, ctxs[i], text), server)
+		}
+	}
+	for i, list := range typed {
+		for _, m := range list {
+			if !strings.Contains(server, m) {
+				t.Fatalf("browser %d's %q is missing from %q", i, m, server)
+			}
+		}
+	}
+	for i := range ctxs {
+		if got := eval[string](t, ctxs[i], text); got != server {
+			t.Fatalf("browser %d has %q, the server %q", i, got, server)
+		}
 	}
 }
