@@ -142,6 +142,10 @@ func (w *Web) renderVersion(e *core.RequestEvent, pl *place, d store.Document, v
 		if body, err = w.shapeBody(pl.world, d, pl.eraID, body, doc, appLinks(pl.world, pl.eraID)); err != nil {
 			return err
 		}
+	} else if tt, ok := w.Store.ToolType(pl.world.ID, d.DocumentType); ok {
+		if data := ops.ToolData(doc); data != nil {
+			body.Tool = w.toolView(pl.world, pl.eraID, tt, data, appLinks(pl.world, pl.eraID))
+		}
 	}
 	who := "someone"
 	if past.ActorID != "" {

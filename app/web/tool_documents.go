@@ -30,9 +30,13 @@ func (w *Web) toolBody(world store.World, d store.Document, eraID string, b view
 	if err != nil {
 		return b // data that no longer decodes: its text projection
 	}
-	links := newLinkRenderer(w.Store, world.ID, eraID, l)
-	b.Tool = &views.ToolView{Blocks: toolBlocks(tt.Form(), ops.ToolData(doc), links)}
+	b.Tool = w.toolView(world, eraID, tt, ops.ToolData(doc), l)
 	return b
+}
+
+// toolView writes out a tool document's data, its links as l builds them.
+func (w *Web) toolView(world store.World, eraID string, tt *ops.ToolType, data map[string]any, l docLinks) *views.ToolView {
+	return &views.ToolView{Blocks: toolBlocks(tt.Form(), data, newLinkRenderer(w.Store, world.ID, eraID, l))}
 }
 
 // toolBlocks writes out data as the fields lay it out: scalars grouped into runs of facts,

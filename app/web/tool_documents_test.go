@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -130,18 +131,26 @@ func TestToolDocumentPage(t *testing.T) {
 		}
 	}
 
+	// A past version shows the fields as they were.
+	_, v = toolData(t, w, tide)
+	w.apply(t, tide, "", map[string]any{"op": "faction.setMotto", "motto": "The tide turns"})
+	d := page(t, s, s.SignIn(ann), path+"/v/"+strconv.FormatInt(v, 10), http.StatusOK)
+	if got := strings.TrimSpace(d.Find(`[data-testid="tool-view"] [data-key="motto"]`).Text()); got != "By the tide" {
+		t.Fatalf("version %d: motto %q", v, got)
+	}
+
 	// Uninstalled: the stored text, read-only, and a note saying why.
 	if err := s.LW.Store.UninstallTool(w.ID, "factions", store.Actor{Credential: "cli"}); err != nil {
 		t.Fatal(err)
 	}
-	d := page(t, s, s.SignIn(ann), path, http.StatusOK)
+	d = page(t, s, s.SignIn(ann), path, http.StatusOK)
 	if d.Find(`[data-tool-editor]`).Length() != 0 || d.Find(`[data-testid="tool-view"]`).Length() != 0 {
 		t.Fatal("an uninstalled tool's document is still editable")
 	}
 	if note := d.Find(`[data-testid="tool-not-installed"]`).Text(); !strings.Contains(note, "faction") {
 		t.Fatalf("note %q", note)
 	}
-	if text := d.Find(`[data-testid="text-projection"]`).Text(); !strings.Contains(text, "By the tide") || !strings.Contains(text, "smugglers") {
+	if text := d.Find(`[data-testid="text-projection"]`).Text(); !strings.Contains(text, "The tide turns") || !strings.Contains(text, "smugglers") {
 		t.Fatalf("stored text %q", text)
 	}
 }
