@@ -152,7 +152,9 @@ func TestToolsInstallUpgradeUninstall(t *testing.T) {
 		t.Fatalf("invalid manifest: %d %s", res.Status, res.Body)
 	}
 	var bad struct {
-		Error struct{ Problems []struct{ Pointer, Message string } }
+		Error struct {
+			Problems []struct{ Pointer, Message string }
+		}
 	}
 	res.JSON(t, &bad)
 	if len(bad.Error.Problems) == 0 || !strings.HasPrefix(bad.Error.Problems[0].Pointer, "/documentTypes/0/schema/properties/power") {
