@@ -72,8 +72,15 @@ func TestToolsInstallUpgradeUninstall(t *testing.T) {
 		}
 	}
 
+	events := s.Stream(vic.Key, "/api/v1/worlds/"+w+"/events")
+	defer events.Close()
+	events.Expect(t, "ready")
 	var info toolInfo
 	s.Must(s.Post(ann.Key, base, factions(t, nil)), http.StatusCreated).JSON(t, &info)
+	// The world's stream says its types changed.
+	if ev := events.Expect(t, "tool.installed"); !strings.Contains(ev.Data, `"tool":"factions"`) {
+		t.Fatalf("world event %s", ev.Data)
+	}
 	if info.Name != "factions" || info.Version != "1.0.0" || info.Title != "Factions" || info.ID == "" ||
 		strings.Join(info.DocumentTypes, ",") != "faction" || strings.Join(info.AppKinds, ",") != "faction-roster" || info.Installed == "" {
 		t.Fatalf("installed %+v", info)
@@ -173,6 +180,10 @@ func TestToolsInstallUpgradeUninstall(t *testing.T) {
 	// Uninstalling: by name; then the tool is gone, its documents stay.
 	s.Must(s.Do(del(ed.Key, base+"/factions")), http.StatusForbidden)
 	s.Must(s.Do(del(ann.Key, base+"/factions")), http.StatusNoContent)
+	events.Expect(t, "tool.installed") // the upgrade
+	if ev := events.Expect(t, "tool.uninstalled"); !strings.Contains(ev.Data, `"tool":"factions"`) {
+		t.Fatalf("world event %s", ev.Data)
+	}
 	s.Must(s.Do(del(ann.Key, base+"/factions")), http.StatusNotFound)
 	s.Must(s.Get(ann.Key, base+"/"+info.ID), http.StatusNotFound)
 	s.Must(s.Get(ann.Key, docPath), http.StatusOK)
