@@ -109,16 +109,29 @@ func TestToolsInstallUpgradeUninstall(t *testing.T) {
 	docPath := "/api/v1/worlds/" + w + "/documents/" + doc
 	s.Must(s.Post(ann.Key, docPath+"/content", map[string]any{"ops": []any{map[string]any{"op": "faction.setPower", "power": 7}}}), http.StatusOK)
 
-	// A compatible upgrade: 200, the same id.
+	// A compatible upgrade: 200, the same id; the document reads as the new version has it.
 	var up toolInfo
-	s.Must(s.Post(ann.Key, base, factions(t, func(m map[string]any) { m["version"] = "1.1.0" })), http.StatusOK).JSON(t, &up)
+	s.Must(s.Post(ann.Key, base, factions(t, func(m map[string]any) {
+		m["version"] = "1.1.0"
+		factionProps(m)["emblem"] = map[string]any{"type": "string", "default": "wave"}
+	})), http.StatusOK).JSON(t, &up)
 	if up.ID != info.ID || up.Version != "1.1.0" {
 		t.Fatalf("upgraded %+v", up)
 	}
+	var read struct{ Content struct{ Data map[string]any } }
+	s.Must(s.Get(ann.Key, docPath), http.StatusOK).JSON(t, &read)
+	if read.Content.Data["emblem"] != "wave" || read.Content.Data["power"] != 7.0 {
+		t.Fatalf("after the upgrade %+v", read.Content.Data)
+	}
 
-	// An upgrade the faction would not survive is refused with it named, and changes nothing.
+	// An upgrade the faction would not survive, on the main line and in an era, is refused
+	// with both states named, and changes nothing.
+	var era struct{ ID string }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w+"/eras", map[string]any{"name": "Second Age"}), http.StatusCreated).JSON(t, &era)
+	s.Must(s.Post(ann.Key, docPath+"/content?era="+era.ID, map[string]any{"ops": []any{map[string]any{"op": "faction.setPower", "power": 8}}}), http.StatusOK)
 	res := s.Post(ann.Key, base, factions(t, func(m map[string]any) {
 		m["version"] = "2.0.0"
+		factionProps(m)["emblem"] = map[string]any{"type": "string", "default": "wave"}
 		factionProps(m)["power"].(map[string]any)["maximum"] = 5
 	}))
 	if res.Status != http.StatusConflict || res.ErrorCode() != "tool_upgrade_breaks_documents" {
@@ -131,7 +144,7 @@ func TestToolsInstallUpgradeUninstall(t *testing.T) {
 		}
 	}
 	res.JSON(t, &refused)
-	if refused.Error.Total != 1 || len(refused.Error.Documents) != 1 {
+	if refused.Error.Total != 2 || len(refused.Error.Documents) != 2 || refused.Error.Documents[0].Era != "" || refused.Error.Documents[1].Era != era.ID {
 		t.Fatalf("refusal %s", res.Body)
 	}
 	if b := refused.Error.Documents[0]; b.DocumentID != doc || b.Name != "Tide Guild" || b.DocumentType != "faction" || b.Field != "/power" || b.Message == "" {
