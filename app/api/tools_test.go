@@ -384,6 +384,12 @@ func TestToolDocumentLifecycle(t *testing.T) {
 	}
 	s.WaitSearchable(ann.Key, w, "quorvish")
 
+	// Restoring version 6 (before the relation's removal) is a write like any other.
+	s.Must(s.Post(ann.Key, path+"/restore", map[string]any{"version": 6}), http.StatusOK)
+	if c := read(); c.Version != 8 || len(c.Content.Data.Relations) != 2 {
+		t.Fatalf("restored %+v", c)
+	}
+
 	// Uninstalled: read as stored, ops refused, still found.
 	s.Must(s.Do(del(ann.Key, tools+"/factions")), http.StatusNoContent)
 	c = read()
@@ -394,10 +400,12 @@ func TestToolDocumentLifecycle(t *testing.T) {
 	if res.Status != http.StatusConflict || res.ErrorCode() != "tool_not_installed" || !strings.Contains(string(res.Body), "faction") {
 		t.Fatalf("op on an uninstalled type: %d %s", res.Status, res.Body)
 	}
-	if c := read(); c.Version != 7 {
+	if c := read(); c.Version != 8 {
 		t.Fatalf("a refused op changed the document: %+v", c)
 	}
 	s.WaitSearchable(ann.Key, w, "grudges")
+	// It can still be renamed (its stored text is kept as it is).
+	s.Must(s.Do(apptest.Request{Method: http.MethodPatch, Path: path, Key: ann.Key, Body: map[string]any{"name": "Tide Guild of Old"}}), http.StatusOK)
 	if res := s.Post(ann.Key, "/api/v1/worlds/"+w+"/documents", map[string]any{"name": "New", "documentType": "faction"}); res.ErrorCode() != "unsupported_document_type" {
 		t.Fatalf("a new document of an uninstalled type: %d %s", res.Status, res.Body)
 	}
@@ -408,7 +416,7 @@ func TestToolDocumentLifecycle(t *testing.T) {
 		t.Fatalf("reinstalled content %+v", c)
 	}
 	r = apply(map[string]any{"op": "faction.setPower", "power": 9})
-	if r.Version != 8 {
+	if r.Version != 9 {
 		t.Fatalf("after reinstalling %+v", r)
 	}
 }
