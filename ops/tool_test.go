@@ -386,3 +386,36 @@ func FuzzToolOps(f *testing.F) {
 		_ = DocumentLinks(d)
 	})
 }
+
+// FuzzParseTool checks the manifest reader on arbitrary input: it never panics, a refusal
+// lists at least one problem, and every type of an accepted manifest has a valid empty
+// document that round-trips and a form and op list that can be built.
+func FuzzParseTool(f *testing.F) {
+	good, err := os.ReadFile("testdata/tools/factions.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"name":"qb","version":"0.1.0","documentTypes":[{"name":"quest","schema":{"type":"object","properties":{"state":{"type":"string","enum":["open","done"]},"steps":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"done":{"type":"boolean"}}}}}},"ops":[{"name":"setState","kind":"set","path":"state"},{"name":"addStep","kind":"append","path":"steps"}]}],"appKinds":[{"name":"board","view":{"type":"board","documentType":"quest","groupBy":"state"}}]}`))
+	f.Add([]byte(`{"name":"x","version":"1.0.0"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tool, err := ParseTool(data)
+		if err != nil {
+			if me, ok := err.(*ManifestError); !ok || len(me.Problems) == 0 {
+				t.Fatalf("refusal without problems: %v", err)
+			}
+			return
+		}
+		for _, tt := range tool.Types {
+			empty := tt.Empty().(*toolDoc)
+			if err := empty.validate(); err != nil {
+				t.Fatalf("%s: the empty document does not validate: %v", tt.Name, err)
+			}
+			again, err := tt.Decode(empty.JSON())
+			if err != nil || string(again.JSON()) != string(empty.JSON()) {
+				t.Fatalf("%s: the empty document does not round-trip: %v", tt.Name, err)
+			}
+			_, _ = tt.Form(), tt.Ops()
+		}
+	})
+}

@@ -238,7 +238,8 @@ func (s *Store) loadState(db dbx.Builder, d Document, chain []string) (row state
 
 // Content returns a document's content as seen from eraID.
 func (s *Store) Content(d Document, eraID string) (Content, error) {
-	if st, ok := s.states.get(d.ID, eraID); ok {
+	typ, typErr := s.toolTypeOf(d) // typErr: its tool is not installed
+	if st, ok := s.liveState(d, eraID, typ); ok && typErr == nil {
 		return Content{Data: st.data, Text: st.doc.Text(d.Name), Version: st.row.Version, Source: "live"}, nil
 	}
 	chain, err := s.EraChain(d.WorldID, eraID)
@@ -250,22 +251,22 @@ func (s *Store) Content(d Document, eraID string) (Content, error) {
 		return Content{}, err
 	}
 	if !ok {
-		empty, err := s.emptyDoc(d)
-		if err != nil {
-			empty = ops.Empty(d.DocumentType) // a type no installed tool adds: an empty object
+		empty := ops.Empty(d.DocumentType) // a type no installed tool adds: an empty object
+		if typErr == nil {
+			empty = emptyOf(typ, d)
 		}
 		return Content{Data: empty.JSON(), Text: empty.Text(d.Name), Source: "empty"}, nil
 	}
-	doc, err := s.Decode(d, []byte(row.Data))
-	if err != nil {
+	doc, err := decodeOf(typ, d, []byte(row.Data))
+	if typErr != nil || err != nil {
 		// The state cannot be produced as the type's data (its tool was uninstalled, or its
 		// shape changed): serve what was stored.
 		return Content{Data: json.RawMessage(row.Data), Text: row.Text, Version: row.Version, Source: "stored"}, nil
 	}
 	data := doc.JSON()
-	if row.Era == eraID && !row.Deleted && ops.IsBuiltin(d.DocumentType) {
+	if row.Era == eraID && !row.Deleted {
 		row.Data, row.Text = "", ""
-		s.states.put(d.ID, &liveState{row: row, doc: doc, data: data})
+		s.states.put(d.ID, &liveState{row: row, typ: typ, doc: doc, data: data})
 	}
 	return Content{Data: data, Text: doc.Text(d.Name), Version: row.Version, Source: "live"}, nil
 }

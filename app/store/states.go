@@ -11,7 +11,10 @@ import (
 // JSON decode. It is write-through: the database is always written first, and the memory
 // copy only replaced after the commit.
 type liveState struct {
-	row  stateRow // id, era, version, forkedVersion; data and text are not kept here
+	row stateRow // id, era, version, forkedVersion; data and text are not kept here
+	// typ is the tool type doc was read as (nil for a built-in type): a state is used only
+	// while its world still has that very type installed (see Store.liveState).
+	typ  *ops.ToolType
 	doc  ops.Document
 	data []byte // doc.JSON()
 	// links are the document's rows in document_links for this era, when known
@@ -63,6 +66,21 @@ func (c *stateCache) put(docID string, st *liveState) {
 	}
 	c.m[k] = st
 	c.bytes += len(st.data)
+}
+
+// liveState returns the cached state of d in era, if held and still of the type typ (the
+// tool type installed now, nil for a built-in type): a state read before its tool was
+// upgraded, uninstalled or installed again is dropped.
+func (s *Store) liveState(d Document, era string, typ *ops.ToolType) (*liveState, bool) {
+	st, ok := s.states.get(d.ID, era)
+	if !ok {
+		return nil, false
+	}
+	if st.typ != typ {
+		s.states.drop(d.ID, era, false)
+		return nil, false
+	}
+	return st, true
 }
 
 // drop forgets a document's states: in one era, or in all of them when all is true.

@@ -310,26 +310,49 @@ func (s *Store) AppKind(worldID, kind string) (ops.AppKind, *ops.ToolType, bool)
 // Decode reads a document's stored data as its type: a built-in type, or the installed tool
 // type of its world. A document whose tool is not installed is a 409 tool_not_installed.
 func (s *Store) Decode(d Document, data []byte) (ops.Document, error) {
-	if ops.IsBuiltin(d.DocumentType) {
-		return ops.Decode(d.DocumentType, data)
+	typ, err := s.toolTypeOf(d)
+	if err != nil {
+		return nil, err
 	}
-	tt, ok := s.ToolType(d.WorldID, d.DocumentType)
-	if !ok {
-		return nil, toolNotInstalled(d.DocumentType)
-	}
-	return decodeTool(tt, data)
+	return decodeOf(typ, d, data)
 }
 
 // emptyDoc returns the content a document of d's type starts from.
 func (s *Store) emptyDoc(d Document) (ops.Document, error) {
+	typ, err := s.toolTypeOf(d)
+	if err != nil {
+		return nil, err
+	}
+	return emptyOf(typ, d), nil
+}
+
+// toolTypeOf returns the installed tool type of d: nil for a built-in type, a 409
+// tool_not_installed when no installed tool of its world adds it.
+func (s *Store) toolTypeOf(d Document) (*ops.ToolType, error) {
 	if ops.IsBuiltin(d.DocumentType) {
-		return ops.Empty(d.DocumentType), nil
+		return nil, nil
 	}
 	tt, ok := s.ToolType(d.WorldID, d.DocumentType)
 	if !ok {
 		return nil, toolNotInstalled(d.DocumentType)
 	}
-	return tt.Empty(), nil
+	return tt, nil
+}
+
+// decodeOf reads data of d's type: typ (from toolTypeOf), or its built-in type when nil.
+func decodeOf(typ *ops.ToolType, d Document, data []byte) (ops.Document, error) {
+	if typ == nil {
+		return ops.Decode(d.DocumentType, data)
+	}
+	return decodeTool(typ, data)
+}
+
+// emptyOf is the empty document of d's type: typ (from toolTypeOf), or its built-in type.
+func emptyOf(typ *ops.ToolType, d Document) ops.Document {
+	if typ == nil {
+		return ops.Empty(d.DocumentType)
+	}
+	return typ.Empty()
 }
 
 // decodeTool reads stored data of a tool type; no data (a state never written) is its empty

@@ -96,14 +96,15 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	var row stateRow
 	var found bool
 	// A tool document changes only while its tool is installed (tool_not_installed).
-	doc, err := s.emptyDoc(d)
+	typ, err := s.toolTypeOf(d)
 	if err != nil {
 		return WriteResult{}, Change{}, err
 	}
+	doc := emptyOf(typ, d)
 	var oldSize int // of the stored data
 	var oldLinks []ops.Link
 	linksKnown := false
-	if st, ok := s.states.get(d.ID, req.EraID); ok {
+	if st, ok := s.liveState(d, req.EraID, typ); ok {
 		row, found, doc, oldSize = st.row, true, st.doc, len(st.data)
 		oldLinks, linksKnown = st.links, st.linksKnown
 	} else {
@@ -116,7 +117,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		}
 		if found {
 			oldSize = len(row.Data)
-			if doc, err = s.Decode(d, []byte(row.Data)); err != nil {
+			if doc, err = decodeOf(typ, d, []byte(row.Data)); err != nil {
 				return WriteResult{}, Change{}, fmt.Errorf("store: stored state of %s: %w", d.ID, err)
 			}
 		}
@@ -226,9 +227,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	if !own {
 		forked = row.Version
 	}
-	if ops.IsBuiltin(d.DocumentType) {
-		s.states.put(d.ID, &liveState{row: stateRow{ID: rowID, Era: req.EraID, Version: version, ForkedVersion: forked}, doc: res.Doc, data: data, links: links, linksKnown: true})
-	}
+	s.states.put(d.ID, &liveState{row: stateRow{ID: rowID, Era: req.EraID, Version: version, ForkedVersion: forked}, typ: typ, doc: res.Doc, data: data, links: links, linksKnown: true})
 	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: res.Applied, Client: req.Client}
 	change := Change{Seq: seq, Kind: "document.content", WorldID: d.WorldID, DocumentID: d.ID, EraID: req.EraID,
 		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor, Client: req.Client}
