@@ -281,6 +281,13 @@ func TestBrowserToolEditorChecksAndValues(t *testing.T) {
 	if got := eval[string](t, ctx, `document.querySelector('`+steps+` [data-path="steps.done"] input').getAttribute("aria-label")`); got != "Done, Find the diver" {
 		t.Fatalf("checkbox name %q", got)
 	}
+
+	// A project of the tool's app kind, created elsewhere, appears on the world page with a
+	// link to its page.
+	do(t, ctx, chromedp.Navigate(s.URL+"/w/"+w.Slug), chromedp.WaitVisible(chromedp.CSS(`#documents`)))
+	streamOpen(t, ctx)
+	board := project(t, w, "Quests of the Tide", "quest-board")
+	waitJS(t, ctx, "the project, live", `(document.querySelector('[data-testid="project"][data-id="`+board+`"] a[data-testid="project-open"]') || {}).pathname === "/w/`+w.Slug+`/p/`+board+`"`)
 }
 
 // toolTypistJS types count markers (and filler letters) at random places of the first

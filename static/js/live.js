@@ -251,7 +251,15 @@
       var kind = document.createElement("span");
       kind.className = "badge";
       kind.textContent = p.kind || "";
-      li.append(p.name || "", " ", kind);
+      // A project of a tool's app kind has its page in the app (a wiki's address is its own).
+      var name = p.name || "";
+      if (p.kind && p.kind !== "wiki") {
+        name = document.createElement("a");
+        name.href = "/w/" + encodeURIComponent(slug) + "/p/" + encodeURIComponent(p.id);
+        name.dataset.testid = "project-open";
+        name.textContent = p.name || "";
+      }
+      li.append(name, " ", kind);
       projects.appendChild(li);
       toggleEmpty();
     }
