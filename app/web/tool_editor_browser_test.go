@@ -83,6 +83,7 @@ func TestBrowserToolEditor(t *testing.T) {
 	// A text field.
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS(toolField("motto")), "By the tide\n"))
 	eventually(t, "motto saved", func() bool { return data()["motto"] == "By the tide" })
+	_, mottoVersion := toolData(t, w, tide)
 	waitJSFor(t, bobCtx, liveWait, "Bob sees the motto", `document.querySelector('`+toolField("motto")+`').value === "By the tide"`)
 
 	// An enum, a number, a link.
@@ -166,6 +167,14 @@ func TestBrowserToolEditor(t *testing.T) {
 	if got := eval[string](t, ctx, `document.querySelector('[data-testid="save-status"]').textContent`); !strings.Contains(got, "saved") {
 		t.Fatalf("status %q", got)
 	}
+
+	// A restore of an earlier version reaches the form whole.
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+tide+"/restore", map[string]any{"version": mottoVersion}), http.StatusOK)
+	waitJS(t, ctx, "restored: no relations", `document.querySelectorAll('`+relList+` [data-testid="tool-item-edit"]').length === 0`)
+	waitJS(t, ctx, "restored: no history", `CM.EditorView.findFromDOM(document.querySelector('`+history+`')).state.doc.toString() === ""`)
+	waitJS(t, ctx, "restored: no leader", `document.querySelector('`+toolField("leader")+`').value === ""`)
+	waitJSFor(t, bobCtx, liveWait, "Bob sees the restore", `document.querySelector('`+toolField("motto")+`').value === "By the tide"`)
+	stillSamePage(t, ctx)
 
 	// The page's controls all have names.
 	unnamed := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('[data-tool-editor] input, [data-tool-editor] select, [data-tool-editor] button, [data-tool-editor] .cm-content'))
