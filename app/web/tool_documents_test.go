@@ -131,6 +131,19 @@ func TestToolDocumentPage(t *testing.T) {
 		}
 	}
 
+	// A public wiki shows the fields to anyone, its links leading to the wiki's pages.
+	_, home := w.wiki(t, "Tidewater Wiki", map[string]any{"visibility": "public"})
+	wd := doc(t, s.Must(anon(s, home+"d/"+tide, nil), http.StatusOK))
+	if got := strings.TrimSpace(wd.Find(`[data-testid="tool-view"] [data-key="motto"]`).Text()); got != "By the tide" {
+		t.Fatalf("wiki: motto %q", got)
+	}
+	if href, _ := wd.Find(`[data-testid="tool-view"] [data-key="leader"] a`).Attr("href"); href != home+"d/"+queen {
+		t.Fatalf("wiki: leader link %q", href)
+	}
+	if wd.Find(`[data-tool-editor]`).Length() != 0 {
+		t.Fatal("wiki: an editor")
+	}
+
 	// A past version shows the fields as they were.
 	_, v = toolData(t, w, tide)
 	w.apply(t, tide, "", map[string]any{"op": "faction.setMotto", "motto": "The tide turns"})
