@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -441,63 +442,74 @@ func cardEditSectionText(c *opCtx, doc Document) (any, error) {
 		return nil, err
 	}
 	id := card.Sections[i].ID
-	if p.BaseVersion == nil {
-		return nil, required(c.name, "baseVersion")
-	}
-	base, err := integer("baseVersion", *p.BaseVersion)
+	body, edit, err := c.editText(id, card.Sections[i].Body, p.BaseVersion, p.Splices, maxBody)
 	if err != nil {
 		return nil, err
-	}
-	if base < 0 {
-		return nil, fieldError("baseVersion", "%q must not be negative", "baseVersion")
-	}
-	if p.Splices == nil {
-		return nil, required(c.name, "splices")
-	}
-	splices, err := readSplices(*p.Splices)
-	if err != nil {
-		return nil, err
-	}
-	if c.out.splices += len(splices); c.out.splices > maxRequestSplices {
-		return nil, fieldError("splices", "at most %d splices in one request, all ops together; send the edit in several requests", maxRequestSplices)
-	}
-	changes, err := c.sectionChangesSince(base, id)
-	if err != nil {
-		return nil, err
-	}
-	body := card.Sections[i].Body
-	var edit textOp
-	if len(changes) == 0 {
-		// Made on the current body: every splice is checked against it, by index.
-		edit, err = fromSplices(splices, &body)
-	} else {
-		edit, err = fromSplices(splices, nil)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if c.out.rebaseWork += len(edit) * len(changes); c.out.rebaseWork > maxRebaseWork {
-		if base < c.version {
-			return nil, c.stale(base, "the edit is too large to rebase over the %d changes made to the section since version %d", len(changes), base)
-		}
-		return nil, fieldError("splices", "this request edits one section too many times to merge its edits; send fewer, larger ops, or several requests")
-	}
-	edit = rebase(edit, changes)
-	body, err = applyOp(body, edit)
-	if err != nil {
-		if e, ok := err.(*Error); ok && len(changes) > 0 {
-			e.Message += fmt.Sprintf(", after rebasing the edit over %d concurrent changes since version %d", len(changes), base)
-		}
-		return nil, err
-	}
-	if n := utf8.RuneCountInString(body); n > maxBody {
-		return nil, fieldError("splices", "the section body would be %d characters long; the limit is %d", n, maxBody)
 	}
 	card.Sections[i].Body = body
 	return editSectionTextApplied{Op: c.name, ID: id, BaseVersion: c.version, Splices: edit.splices()}, nil
 }
 
-func readSplices(in []spliceParams) ([]Splice, error) {
+// editText applies splices made at baseVersion to text, the current value of the text named
+// key (a card section's id; a tool type's field path), rebased over the changes made to
+// it since: the edit of card.editSectionText and of tool text ops. It returns the new text and
+// the edit as applied.
+func (c *opCtx) editText(key, text string, baseVersion *jsonNumber, raw *[]spliceParams, maxLen int) (string, textOp, error) {
+	if baseVersion == nil {
+		return "", nil, required(c.name, "baseVersion")
+	}
+	base, err := integer("baseVersion", *baseVersion)
+	if err != nil {
+		return "", nil, err
+	}
+	if base < 0 {
+		return "", nil, fieldError("baseVersion", "%q must not be negative", "baseVersion")
+	}
+	if raw == nil {
+		return "", nil, required(c.name, "splices")
+	}
+	splices, err := readSplices(*raw, maxLen)
+	if err != nil {
+		return "", nil, err
+	}
+	if c.out.splices += len(splices); c.out.splices > maxRequestSplices {
+		return "", nil, fieldError("splices", "at most %d splices in one request, all ops together; send the edit in several requests", maxRequestSplices)
+	}
+	changes, err := c.textChangesSince(base, key)
+	if err != nil {
+		return "", nil, err
+	}
+	var edit textOp
+	if len(changes) == 0 {
+		// Made on the current text: every splice is checked against it, by index.
+		edit, err = fromSplices(splices, &text)
+	} else {
+		edit, err = fromSplices(splices, nil)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if c.out.rebaseWork += len(edit) * len(changes); c.out.rebaseWork > maxRebaseWork {
+		if base < c.version {
+			return "", nil, c.stale(base, "the edit is too large to rebase over the %d changes made to the text since version %d", len(changes), base)
+		}
+		return "", nil, fieldError("splices", "this request edits one text too many times to merge its edits; send fewer, larger ops, or several requests")
+	}
+	edit = rebase(edit, changes)
+	text, err = applyOp(text, edit)
+	if err != nil {
+		if e, ok := err.(*Error); ok && len(changes) > 0 {
+			e.Message += fmt.Sprintf(", after rebasing the edit over %d concurrent changes since version %d", len(changes), base)
+		}
+		return "", nil, err
+	}
+	if n := utf8.RuneCountInString(text); n > maxLen {
+		return "", nil, fieldError("splices", "the text would be %d characters long; the limit is %d", n, maxLen)
+	}
+	return text, edit, nil
+}
+
+func readSplices(in []spliceParams, maxLen int) ([]Splice, error) {
 	if len(in) > maxSplices {
 		return nil, fieldError("splices", "at most %d splices in one op, got %d", maxSplices, len(in))
 	}
@@ -519,7 +531,7 @@ func readSplices(in []spliceParams) ([]Splice, error) {
 			}
 		}
 		if sp.Ins != nil {
-			if err := text(fmt.Sprintf("splices[%d].ins", i), *sp.Ins, 0, maxBody); err != nil {
+			if err := text(fmt.Sprintf("splices[%d].ins", i), *sp.Ins, 0, maxLen); err != nil {
 				return nil, err
 			}
 			out[i].Ins = *sp.Ins
@@ -544,10 +556,10 @@ func unitCount(field string, n jsonNumber) (int, error) {
 // are transformed over every change since, read from the op log.
 const MaxRebase = 1000
 
-// sectionChangesSince returns the changes made to section id's body after version base, one
+// textChangesSince returns the changes made to the text named key after version base, one
 // list of splices per op, oldest first: those of the op log, then those of the earlier ops
 // of this request.
-func (c *opCtx) sectionChangesSince(base int64, id string) ([]textOp, error) {
+func (c *opCtx) textChangesSince(base int64, key string) ([]textOp, error) {
 	if base > c.version {
 		return nil, c.stale(base, "baseVersion %d is newer than the document's version %d", base, c.version)
 	}
@@ -555,8 +567,22 @@ func (c *opCtx) sectionChangesSince(base int64, id string) ([]textOp, error) {
 		return nil, c.stale(base, "baseVersion %d is more than %d versions behind the document's version %d; re-read the document and make the edit again", base, MaxRebase, c.version)
 	}
 	var changes []textOp
+	take := func(ch *textChange, version int64) error {
+		if !ch.about(key) {
+			return nil
+		}
+		if ch.reset {
+			return c.stale(base, "the text was replaced whole at version %d, after version %d", version, base)
+		}
+		edit, err := ch.op()
+		if err != nil {
+			return err
+		}
+		changes = append(changes, edit)
+		return nil
+	}
 	if base < c.version {
-		h, err := c.sectionHistory(base, id)
+		h, err := c.textHistory(base)
 		if err != nil {
 			return nil, c.stale(base, "the changes made since version %d could not be read (%v)", base, err)
 		}
@@ -567,68 +593,80 @@ func (c *opCtx) sectionChangesSince(base int64, id string) ([]textOp, error) {
 		}
 		for _, ch := range h.changes {
 			if ch.version > base {
-				changes = append(changes, ch.edit)
+				if err := take(ch, ch.version); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
 	// The earlier ops of this request, each read once per request.
-	for _, op := range c.prior[len(c.out.priorEdits):] {
-		pe := priorEdit{}
-		if err := json.Unmarshal(op, &pe); err != nil {
-			return nil, fmt.Errorf("ops: read applied op: %w", err)
-		}
-		edit, err := sectionChange(op, pe.ID)
+	for _, op := range c.prior[c.out.priorRead:] {
+		chs, err := c.changesOf(op)
 		if err != nil {
 			return nil, err
 		}
-		pe.edit = edit
-		c.out.priorEdits = append(c.out.priorEdits, pe)
+		c.out.priorEdits = append(c.out.priorEdits, chs...)
+		c.out.priorRead++
 	}
-	for _, pe := range c.out.priorEdits {
-		if pe.ID == id && pe.edit != nil {
-			changes = append(changes, pe.edit)
+	for _, ch := range c.out.priorEdits {
+		if err := take(ch, c.version+1); err != nil {
+			return nil, err
 		}
 	}
 	return changes, nil
 }
 
-// priorEdit is what an earlier op of the request changed: the section it names (if any)
-// and the change to its body (nil for none).
-type priorEdit struct {
-	ID   string `json:"id"`
-	edit textOp
+// textChange is the change one op as applied made to one text of the document (key): its
+// splices, or reset when it replaced the text whole in a way splices do not say.
+type textChange struct {
+	key     string
+	splices []Splice
+	reset   bool
+	version int64
+	edit    textOp // the splices in canonical form, made once
 }
 
-// sectionChange returns the change an op as applied made to section id's body, or nil.
-func sectionChange(op json.RawMessage, id string) (textOp, error) {
-	s, err := SectionSplices(op, id)
-	if err != nil || len(s) == 0 {
+// about reports whether the change is to the text named key (a reset names a prefix).
+func (ch *textChange) about(key string) bool {
+	if ch.reset {
+		return strings.HasPrefix(key+".", ch.key)
+	}
+	return ch.key == key
+}
+
+func (ch *textChange) op() (textOp, error) {
+	if ch.edit == nil && len(ch.splices) > 0 {
+		edit, err := fromSplices(ch.splices, nil)
+		if err != nil {
+			return nil, err
+		}
+		ch.edit = edit
+	}
+	return ch.edit, nil
+}
+
+// cardTextChanges returns the change an op as applied made to a card section's body.
+func cardTextChanges(op json.RawMessage) ([]*textChange, error) {
+	id, splices, err := sectionSplices(op)
+	if err != nil || len(splices) == 0 {
 		return nil, err
 	}
-	return fromSplices(s, nil)
+	return []*textChange{{key: id, splices: splices}}, nil
 }
 
-// sectionHistory holds the changes the op log made to one section's body after version
-// from, oldest first, each in canonical form: read and converted once per request, however
-// many of its ops edit that section.
-type sectionHistory struct {
-	id      string
+// textHistory holds the changes the op log made to the document's texts after version from,
+// oldest first: read and converted once per request, however many of its ops edit texts.
+type textHistory struct {
 	from    int64
-	changes []versionedEdit
+	changes []*textChange
 	// restoredAt is the newest version that restored the document (RestoreOp), 0 for none.
 	restoredAt int64
 }
 
-type versionedEdit struct {
-	version int64
-	edit    textOp
-}
-
-// sectionHistory returns the op log's changes to section id after version base (and
-// perhaps some before: callers filter by version). A missing or incomplete history is an
-// error.
-func (c *opCtx) sectionHistory(base int64, id string) (*sectionHistory, error) {
-	if h := c.out.history; h != nil && h.id == id && h.from <= base {
+// textHistory returns the op log's changes after version base (and perhaps some before:
+// callers filter by version). A missing or incomplete history is an error.
+func (c *opCtx) textHistory(base int64) (*textHistory, error) {
+	if h := c.out.history; h != nil && h.from <= base {
 		return h, nil
 	}
 	if c.env.History == nil {
@@ -641,7 +679,7 @@ func (c *opCtx) sectionHistory(base int64, id string) (*sectionHistory, error) {
 	if int64(len(batches)) != c.version-base {
 		return nil, errors.New("the history is incomplete")
 	}
-	h := &sectionHistory{id: id, from: base}
+	h := &textHistory{from: base}
 	for k, b := range batches {
 		if b.Version != base+1+int64(k) {
 			return nil, errors.New("the history is incomplete")
@@ -651,12 +689,13 @@ func (c *opCtx) sectionHistory(base int64, id string) (*sectionHistory, error) {
 				h.restoredAt = b.Version
 				continue
 			}
-			edit, err := sectionChange(op, id)
+			chs, err := c.changesOf(op)
 			if err != nil {
 				return nil, err
 			}
-			if edit != nil {
-				h.changes = append(h.changes, versionedEdit{b.Version, edit})
+			for _, ch := range chs {
+				ch.version = b.Version
+				h.changes = append(h.changes, ch)
 			}
 		}
 	}

@@ -263,6 +263,16 @@ func DocumentLinks(doc Document) []Link {
 		for _, e := range d.Events {
 			add(e.Description, false)
 		}
+	case *toolDoc:
+		// Markdown fields hold [[links]]; a document-link field is a link whose context is
+		// the field's label.
+		d.toolLinks(func(text string) { add(text, false) }, func(id, label string) {
+			if _, ok := seen[id]; ok || len(out) >= maxLinks {
+				return
+			}
+			seen[id] = len(out)
+			out = append(out, Link{TargetID: id, Context: label})
+		})
 	}
 	return out
 }

@@ -123,9 +123,11 @@ type Result struct {
 	// rebaseWork counts the request's rebasing so far (maxRebaseWork).
 	rebaseWork int
 	// history holds the op log's changes to one section, read once per request.
-	history *sectionHistory
-	// priorEdits holds what the request's ops applied so far changed, read once each.
-	priorEdits []priorEdit
+	history *textHistory
+	// priorEdits holds what the request's ops applied so far changed to texts, read once
+	// each; priorRead counts the ops read.
+	priorEdits []*textChange
+	priorRead  int
 }
 
 // Request is one batch to apply to one document.
@@ -160,6 +162,9 @@ type opCtx struct {
 	// adds are accepted, and a new item takes the id the op recorded.
 	replay   bool
 	replayID string
+	// changesOf returns what an op as applied changed in the document's texts, for rebasing
+	// text edits.
+	changesOf func(op json.RawMessage) ([]*textChange, error)
 }
 
 // opFunc applies one op to doc (a private clone) and returns the op as applied.
@@ -254,6 +259,11 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 		req.Env.History = memoHistory(req.Env.History)
 	}
 	t := registry[doc.Type()]
+	tool, _ := doc.(*toolDoc)
+	changesOf := cardTextChanges
+	if tool != nil {
+		changesOf = tool.t.toolTextChanges
+	}
 	work := doc.clone()
 	res := Result{Applied: make([]json.RawMessage, 0, len(req.Ops)), Created: []Created{}}
 	for i, raw := range req.Ops {
@@ -266,7 +276,7 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 			return Result{}, err
 		}
 		if name == RestoreOp && (replay || req.Internal) {
-			restored, applied, rErr := restore(doc.Type(), raw)
+			restored, applied, rErr := restore(doc, raw)
 			if rErr != nil {
 				rErr.OpIndex = i
 				return Result{}, rErr
@@ -276,18 +286,22 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 			continue
 		}
 		var fn opFunc
-		if t != nil {
+		supported := Supported(doc.Type())
+		switch {
+		case tool != nil:
+			fn, supported = tool.t.opFunc(name), tool.t.opNames()
+		case t != nil:
 			fn = t.ops[name]
 		}
 		if fn == nil {
 			return Result{}, &Error{
 				Code:    CodeUnsupportedOperation,
-				Message: fmt.Sprintf("%s documents do not support the operation %q; supported: %s", doc.Type(), name, listOrNone(Supported(doc.Type()))),
+				Message: fmt.Sprintf("%s documents do not support the operation %q; supported: %s", doc.Type(), name, listOrNone(supported)),
 				OpIndex: i,
-				Details: map[string]any{"supported": Supported(doc.Type()), "documentType": doc.Type()},
+				Details: map[string]any{"supported": supported, "documentType": doc.Type()},
 			}
 		}
-		c := &opCtx{index: i, name: name, raw: raw, env: req.Env, version: req.Version, prior: res.Applied, out: &res, replay: replay}
+		c := &opCtx{index: i, name: name, raw: raw, env: req.Env, version: req.Version, prior: res.Applied, out: &res, replay: replay, changesOf: changesOf}
 		if replay {
 			var rec struct {
 				ID string `json:"id"`
@@ -308,6 +322,15 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 			return Result{}, fmt.Errorf("ops: encode applied %s: %w", name, mErr)
 		}
 		res.Applied = append(res.Applied, b)
+	}
+	if d, ok := work.(*toolDoc); ok && !replay && len(req.Ops) > 0 {
+		// A tool type's data always validates: each op checks what it writes, and the
+		// whole document is checked once its ops are applied.
+		if err := d.validate(); err != nil {
+			err.OpIndex = len(req.Ops) - 1
+			err.Message = "the request would leave the document invalid: " + err.Message
+			return Result{}, err
+		}
 	}
 	res.Doc = work
 	return res, nil

@@ -533,6 +533,16 @@ func utf16Len(s string) int {
 // splice replacing the previous body (previousBodyLength units) with the new one;
 // card.addSection of that section gives one insert of its body. Any other op gives none.
 func SectionSplices(applied json.RawMessage, sectionID string) ([]Splice, error) {
+	id, splices, err := sectionSplices(applied)
+	if err != nil || id != sectionID {
+		return nil, err
+	}
+	return splices, nil
+}
+
+// sectionSplices returns the section an op as applied names and the changes it made to its
+// body (none for an op that did not change a body).
+func sectionSplices(applied json.RawMessage) (string, []Splice, error) {
 	var op struct {
 		Op                 string   `json:"op"`
 		ID                 string   `json:"id"`
@@ -541,19 +551,17 @@ func SectionSplices(applied json.RawMessage, sectionID string) ([]Splice, error)
 		Splices            []Splice `json:"splices"`
 	}
 	if err := json.Unmarshal(applied, &op); err != nil {
-		return nil, fmt.Errorf("ops: read applied op: %w", err)
+		return "", nil, fmt.Errorf("ops: read applied op: %w", err)
 	}
 	switch {
-	case op.ID != sectionID:
-		return nil, nil
 	case op.Op == "card.editSectionText":
-		return op.Splices, nil
+		return op.ID, op.Splices, nil
 	case op.Body == nil:
-		return nil, nil
+		return op.ID, nil, nil
 	case op.Op == "card.updateSection":
-		return []Splice{{Pos: 0, Del: op.PreviousBodyLength, Ins: *op.Body}}, nil
+		return op.ID, []Splice{{Pos: 0, Del: op.PreviousBodyLength, Ins: *op.Body}}, nil
 	case op.Op == "card.addSection" && *op.Body != "":
-		return []Splice{{Pos: 0, Ins: *op.Body}}, nil
+		return op.ID, []Splice{{Pos: 0, Ins: *op.Body}}, nil
 	}
-	return nil, nil
+	return op.ID, nil, nil
 }

@@ -25,9 +25,9 @@ type restoreApplied struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-// restore applies a RestoreOp to a document of docType: it returns the restored content and
-// the op as applied.
-func restore(docType string, raw json.RawMessage) (Document, any, *Error) {
+// restore applies a RestoreOp to a document: it returns the restored content and the op as
+// applied.
+func restore(current Document, raw json.RawMessage) (Document, any, *Error) {
 	var p struct {
 		Op      string          `json:"op"`
 		Version *int64          `json:"version"`
@@ -36,7 +36,13 @@ func restore(docType string, raw json.RawMessage) (Document, any, *Error) {
 	if err := json.Unmarshal(raw, &p); err != nil || p.Version == nil || *p.Version < 0 || len(p.Data) == 0 {
 		return nil, nil, &Error{Code: CodeInvalidField, Message: fmt.Sprintf("%s needs a \"version\" (a whole number) and the \"data\" to restore", RestoreOp)}
 	}
-	doc, err := Decode(docType, p.Data)
+	var doc Document
+	var err error
+	if t, ok := current.(*toolDoc); ok {
+		doc, err = t.t.Decode(p.Data)
+	} else {
+		doc, err = Decode(current.Type(), p.Data)
+	}
 	if err != nil {
 		return nil, nil, &Error{Code: CodeInvalidField, Field: "data", Message: err.Error()}
 	}

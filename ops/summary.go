@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // MaxSummaryPhrases bounds a batch's summary: a batch of many changes ends with "and N more
@@ -83,6 +84,9 @@ func (s *summarizer) phrase(raw json.RawMessage) string {
 			return ""
 		}
 		return *p
+	}
+	if d, ok := s.before.(*toolDoc); ok && d.t.byOp[op.Op] != nil {
+		return s.toolPhrase(d, d.t.byOp[op.Op], raw, op.ID)
 	}
 	switch op.Op {
 	case RestoreOp:
@@ -203,4 +207,55 @@ func (s *summarizer) pinLabel(id string) string {
 		}
 	}
 	return id
+}
+
+// toolPhrase says what a tool type's op did, with the field's label and the item's.
+func (s *summarizer) toolPhrase(d *toolDoc, o *toolOp, raw json.RawMessage, id string) string {
+	_, fs, _ := d.t.resolve(o.path.String())
+	label := o.path.String()
+	if fs != nil && fs.title != "" {
+		label = fs.title
+	}
+	field := label
+	if c := label[0]; c >= 'A' && c <= 'Z' {
+		field = string(c+'a'-'A') + label[1:]
+	}
+	item := func() string {
+		if l, ok := s.labels[id]; ok {
+			return quote(l)
+		}
+		list := o.path.field
+		if o.inList() {
+			list = o.path.list
+		}
+		obj, key := parent(d.data, list) // conformed data has every object: nothing is added
+		a, _ := obj[key].([]any)
+		if i := itemIndex(a, id); i >= 0 {
+			_, ls, _ := d.t.resolve(strings.Join(list, "."))
+			if ls != nil && ls.items != nil {
+				return quote(itemLabel(ls.items, a[i].(map[string]any)))
+			}
+		}
+		return "an item"
+	}
+	switch o.kind {
+	case KindSet:
+		return "set " + field
+	case KindAppend:
+		var v map[string]any
+		_ = json.Unmarshal(raw, &v)
+		l := itemLabel(o.target.items, v)
+		s.labels[id] = l
+		return "added " + quote(l) + " to " + field
+	case KindUpdate:
+		return "edited " + item() + " in " + field
+	case KindRemove:
+		return "removed " + item() + " from " + field
+	case KindMove:
+		return "moved " + item() + " in " + field
+	}
+	if o.inList() {
+		return "edited " + field + " of " + item()
+	}
+	return "edited " + field
 }
