@@ -59,7 +59,7 @@ func testTool(out, errOut io.Writer, dir string) error {
 		}
 		if why != "" {
 			failed++
-			fmt.Fprintf(out, "FAIL %s%s\n%s\n", f, description, indent(terminalSafe(why)))
+			fmt.Fprintf(out, "FAIL %s%s\n%s\n", f, description, indent(why))
 		} else {
 			fmt.Fprintf(out, "PASS %s%s\n", f, description)
 		}
@@ -218,8 +218,13 @@ func errorText(err error) string {
 	return s + ": " + oe.Message
 }
 
+// indent indents each line of s, each made safe for the terminal.
 func indent(s string) string {
-	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = "    " + terminalSafe(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // maxDiffs bounds the differences listed for one fixture.
