@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+
+	"github.com/loreweave/loreweave/app/apptest"
 )
 
 func TestDocumentsCreateListGet(t *testing.T) {
@@ -98,23 +100,25 @@ func TestDocumentTypeAllowList(t *testing.T) {
 	}
 
 	// Installing a tool adds its types to this world only.
-	if _, err := s.PB.DB().NewQuery(`INSERT INTO tools (id, world, name, manifest, created) VALUES ('tool00000000001', {:w}, 'Quests', '{"documentTypes":["quest"],"appKinds":["kanban"]}', '')`).
-		Bind(map[string]any{"w": w}).Execute(); err != nil {
-		t.Fatal(err)
-	}
+	s.InstallTool(w, apptest.QuestTool)
 	var q struct{ ID string }
 	s.Must(s.Post(ann.Key, base, map[string]any{"name": "Quest log", "documentType": "quest"}), http.StatusCreated).JSON(t, &q)
 	other := s.World(ann, "Other")
 	if res := s.Post(ann.Key, "/api/v1/worlds/"+other+"/documents", map[string]any{"name": "Quest log", "documentType": "quest"}); res.ErrorCode() != "unsupported_document_type" {
 		t.Fatalf("tool type leaked to another world: %d", res.Status)
 	}
-	// A tool type without declared ops reads as an empty object and rejects every op.
-	var d struct{ Content struct{ Source string } }
-	s.Must(s.Get(ann.Key, base+"/"+q.ID), http.StatusOK).JSON(t, &d)
-	if d.Content.Source != "empty" {
-		t.Fatalf("tool doc source %q", d.Content.Source)
+	// A new tool document reads as its type's empty document and rejects ops it does not declare.
+	var d struct {
+		Content struct {
+			Source string
+			Data   map[string]any
+		}
 	}
-	res = s.Post(ann.Key, base+"/"+q.ID+"/content", map[string]any{"ops": []any{map[string]any{"op": "quest.addStep"}}})
+	s.Must(s.Get(ann.Key, base+"/"+q.ID), http.StatusOK).JSON(t, &d)
+	if d.Content.Source != "empty" || d.Content.Data["state"] != "open" {
+		t.Fatalf("tool doc content %+v", d.Content)
+	}
+	res = s.Post(ann.Key, base+"/"+q.ID+"/content", map[string]any{"ops": []any{map[string]any{"op": "quest.fly"}}})
 	if res.ErrorCode() != "unsupported_operation" {
 		t.Fatalf("tool op: %d %s", res.Status, res.Body)
 	}

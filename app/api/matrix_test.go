@@ -75,6 +75,12 @@ func (f *matrixFixture) asset() string {
 	return a.ID
 }
 
+// tool installs a tool of its own (its own name and type) through the store and returns its id.
+func (f *matrixFixture) tool() string {
+	f.counter++
+	return f.s.InstallTool(f.world, smallTool(fmt.Sprintf("matrix-%d", f.counter), fmt.Sprintf("matrix_%d", f.counter))).ID
+}
+
 func (f *matrixFixture) project() string {
 	var p struct{ ID string }
 	f.s.Must(f.s.Post(f.users["owner"].Key, "/api/v1/worlds/"+f.world+"/projects", map[string]any{"name": "Wiki", "kind": "wiki"}), http.StatusCreated).JSON(f.t, &p)
@@ -161,6 +167,18 @@ var matrix = map[string]route{
 	"GET /api/v1/worlds/{worldId}/assets/{assetId}/file": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/assets/" + f.asset() + "/file", nil
 	}},
+	"GET /api/v1/worlds/{worldId}/tools": {manage, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/tools", nil }},
+	"POST /api/v1/worlds/{worldId}/tools": {manage, func(f *matrixFixture) (string, any) {
+		f.counter++
+		return "/api/v1/worlds/" + f.world + "/tools", []byte(smallTool(fmt.Sprintf("posted-%d", f.counter), fmt.Sprintf("posted_%d", f.counter)))
+	}},
+	"GET /api/v1/worlds/{worldId}/tools/{toolId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/tools/" + f.tool(), nil
+	}},
+	"DELETE /api/v1/worlds/{worldId}/tools/{toolId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/tools/" + f.tool(), nil
+	}},
+	"GET /api/v1/worlds/{worldId}/types": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/types", nil }},
 	"GET /api/v1/worlds/{worldId}/search": {readContent, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/search?q=doc", nil
 	}},

@@ -82,12 +82,14 @@ var errorText = map[string]string{
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
 	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
-	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`).",
+	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`; " +
+		"for tools: `type_conflict` with `documentType` and `tool`, `app_kind_conflict` with `appKind` and `tool`, `tool_upgrade_breaks_documents` with `documents` (up to 100 of {documentId, name, era, documentType, field, message}) and `total`; " +
+		"for content: `tool_not_installed` with `documentType`, the document's tool was uninstalled).",
 	"413": "The body is over 1 MiB (`body_too_large`), carries over 500 operations (`too_many_ops`), or would take the document's stored content past 4 MiB (`document_too_large`, with `limit`; nothing is applied), or an upload is over its limit (`file_too_large`, with `limit`).",
 	"415": "The body is not `application/json` (`unsupported_media_type`; uploads: not `multipart/form-data`), or an upload's content is not a supported type (`unsupported_file_type`, with `detectedType` and `supported`).",
 	"410": "The version asked for is older than the document's history reaches (`version_unavailable`, with `oldestVersion`).",
 	"429": "Too many requests from this credential or address (`rate_limited`); the `Retry-After` header says how many seconds to wait.",
-	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`, `idempotency_key_reused`, `nothing_to_restore`.",
+	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`, `idempotency_key_reused`, `nothing_to_restore`, `invalid_manifest` (with `problems`: [{pointer, message}], each at a JSON Pointer into the manifest).",
 	"503": "The search index is being rebuilt from the database after a failure (`search_rebuilding`, with `retryAfter`); the `Retry-After` header says how many seconds to wait. Everything else keeps working meanwhile, and writes made during the rebuild are found once it ends.",
 }
 
@@ -171,6 +173,7 @@ var (
 	worldParam     = pathParam("worldId", "The world's id.")
 	docParam       = pathParam("documentId", "The document's id.")
 	projectParam   = pathParam("projectId", "The project's id.")
+	toolParam      = pathParam("toolId", "The tool's id (as the install answered) or its name.")
 	eraQuery       = queryParam("era", "An era id: read or write the document as it is in that era. Omitted: the main line (an empty value is refused, so that an unset variable in a script cannot aim at the main line).", obj{"type": "string", "minLength": 1})
 	pageQuery      = queryParam("page", "Page number, from 1.", obj{"type": "integer", "minimum": 1})
 	lastEventQuery = queryParam("lastEventId", "Resume after this event id (the same as the Last-Event-ID header, which browsers' EventSource sends).", obj{"type": "integer", "minimum": 0})
@@ -289,6 +292,26 @@ func OpenAPI() obj {
 			"get": fileOperation(operation("getAssetFile", "The file itself, for members only (the web session cookie works, so <img> and <model-viewer> load it). "+
 				"Served with the type found at upload, `X-Content-Type-Options: nosniff`, a sandboxing Content-Security-Policy, `Content-Disposition: inline` with a name made by the server, and `Cache-Control: private, max-age=31536000, immutable` (an asset's bytes never change). Range requests work.", "200", nil, "404")),
 		},
+		"/api/v1/worlds/{worldId}/tools": obj{
+			"parameters": []obj{worldParam},
+			"get": operation("listTools", "The tools installed in the world, by name (owners and admins; every plan).", "200",
+				object(obj{"items": arrayOf(ref("Tool")), "totalItems": integer("Tools installed.")}), "403", "404"),
+			"post": withBody(operation("installTool", "Install a tool: the body is its manifest (tool.json, docs/TOOLS.md; its JSON Schema is served at /schemas/tool.schema.json). "+
+				"201 when the tool was not installed; 200 when it upgrades the installed tool of the same name. A manifest with problems is 422 invalid_manifest listing them; "+
+				"a type or app kind another installed tool adds is 409 type_conflict or app_kind_conflict; an upgrade (or an install over documents left by an earlier one) that would leave documents unreadable, or that drops a type documents have, "+
+				"is 409 tool_upgrade_breaks_documents listing them, and changes nothing. Owners and admins, on every plan: building and installing tools is free.", "201", ref("Tool"), "400", "403", "404", "409", "413", "415", "422"),
+				obj{"type": "object", "description": "A tool manifest (see /schemas/tool.schema.json)."}),
+		},
+		"/api/v1/worlds/{worldId}/tools/{toolId}": obj{
+			"parameters": []obj{worldParam, toolParam},
+			"get":        operation("getTool", "One installed tool, with its manifest (owners and admins).", "200", ref("ToolWithManifest"), "403", "404"),
+			"delete":     operation("uninstallTool", "Uninstall a tool (owners and admins). Its documents stay: reads answer content.source = stored with their last data and text, search still finds them, content operations answer 409 tool_not_installed; installing the tool again makes them live.", "204", nil, "403", "404"),
+		},
+		"/api/v1/worlds/{worldId}/types": obj{
+			"parameters": []obj{worldParam},
+			"get": operation("listTypes", "Every document type the world accepts, built-in ones first, then those of its installed tools by name, each with its operations and their parameters as JSON Schema "+
+				"(the schema of the whole op object, its op member included). Any member, on every plan.", "200", ref("TypeList"), "404"),
+		},
 		"/api/v1/worlds/{worldId}/events": obj{
 			"parameters": []obj{worldParam},
 			"get": withParams(withEventData(streamOperation("worldEvents",
@@ -385,8 +408,26 @@ func OpenAPI() obj {
 			"era":     described(object(obj{"id": str("Era id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line.")}), "Set for era.created."),
 			"project": described(object(obj{"id": str("Project id."), "kind": str("App kind."), "name": str("Name.")}), "Set for project.created."),
 			"userId":  str("Set for member.added and member.removed: the member's user id."),
+			"tool":    str("Set for tool.installed (an install or an upgrade) and tool.uninstalled: the tool's name. The world's document types and app kinds changed."),
 			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "For member.added and member.removed: the user's role, while they are a member (absent once they are not)."},
-		}, "document", "era", "project", "userId", "role"),
+		}, "document", "era", "project", "userId", "role", "tool"),
+		"Tool":             object(toolProps()),
+		"ToolWithManifest": object(mergeProps(toolProps(), obj{"manifest": obj{"type": "object", "description": "The manifest as installed (canonical JSON)."}})),
+		"TypeList": object(obj{"types": arrayOf(object(obj{
+			"name":        str("The type's name: the documentType of its documents, and the prefix of its ops."),
+			"title":       str("Shown to people."),
+			"builtin":     obj{"type": "boolean", "description": "A built-in type (card, timeline, map, folder, animator)."},
+			"tool":        str("The installed tool that adds the type; empty for a built-in."),
+			"toolVersion": str("That tool's version; empty for a built-in."),
+			"schema":      obj{"type": "object", "description": "A tool type's data schema (JSON Schema, the subset of docs/TOOLS.md)."},
+			"ops": arrayOf(object(obj{
+				"op":      str("The op's op value, for example card.setTitle or faction.setMotto."),
+				"kind":    obj{"type": "string", "enum": []string{"set", "append", "update", "remove", "move", "text"}, "description": "A tool op's kind."},
+				"path":    str("The property a tool op acts on."),
+				"summary": str("What it does."),
+				"params":  obj{"type": "object", "description": "The JSON Schema of the op object."},
+			}, "kind", "path")),
+		}, "schema"))}),
 		"ContentOpsRequest": object(obj{
 			"ops": obj{
 				"type": "array", "minItems": 1, "maxItems": MaxOps, "description": "Operations, applied in order, all or none.",
@@ -483,7 +524,16 @@ func described(o obj, desc string) obj {
 // worldEventKinds are the events of the world stream (see live.WorldEvent).
 var worldEventKinds = []string{
 	"document.created", "document.renamed", "document.moved", "document.deleted",
-	"era.created", "project.created", "member.added", "member.removed",
+	"era.created", "project.created", "member.added", "member.removed", "tool.installed", "tool.uninstalled",
+}
+
+func toolProps() obj {
+	return obj{
+		"id": str("The tool's id in this world."), "name": str("The tool's name (unique in the world)."), "title": str("Shown to people."),
+		"version": str("Semantic version, MAJOR.MINOR.PATCH."), "description": str("Shown to people; may be empty."),
+		"documentTypes": arrayOf(str("A document type it adds.")), "appKinds": arrayOf(str("An app kind (project kind) it adds.")),
+		"installed": dateTime(), "updated": described(dateTime(), "When it was installed or last upgraded."),
+	}
 }
 
 func documentProps() obj {

@@ -30,10 +30,7 @@ func TestProjects(t *testing.T) {
 		t.Fatalf("allowed %v", allowed)
 	}
 	// A tool can add app kinds.
-	if _, err := s.PB.DB().NewQuery(`INSERT INTO tools (id, world, name, manifest, created) VALUES ('tool00000000002', {:w}, 'Boards', '{"appKinds":["kanban"]}', '')`).
-		Bind(map[string]any{"w": w}).Execute(); err != nil {
-		t.Fatal(err)
-	}
+	s.InstallTool(w, apptest.QuestTool)
 	s.Must(s.Post(ann.Key, base, map[string]any{"kind": "kanban", "name": "Board"}), http.StatusCreated)
 
 	var l struct {

@@ -27,31 +27,9 @@ const (
 // surrogate escapes (400 malformed_json), duplicate members and member names that differ
 // from a field's only in case (422 invalid_field).
 func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return New(http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as JSON with the header Content-Type: application/json")
-	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	data, err := ReadJSON(w, r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return New(http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than %d bytes (1 MiB); split the work into smaller requests", MaxBody).With("limit", MaxBody)
-		}
-		return New(http.StatusBadRequest, "malformed_json", "the request body could not be read")
-	}
-	// Depth first: Go's JSON parser gives up past 10,000 levels and would call such a body
-	// malformed.
-	if depth(data) > MaxNesting {
-		return New(http.StatusUnprocessableEntity, "nesting_too_deep", "the JSON body is nested more than %d levels deep", MaxNesting).With("limit", MaxNesting)
-	}
-	if problem := ops.CheckJSONText(data); problem != "" {
-		return New(http.StatusBadRequest, "malformed_json", "%s", problem)
-	}
-	if !json.Valid(data) {
-		return New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
-	}
-	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
-		return New(http.StatusUnprocessableEntity, "invalid_field", "the request body must be a JSON object").With("field", "")
+		return err
 	}
 	if field, problem := ops.CheckKeys(data, reflect.TypeOf(dst)); field != "" {
 		return Field(field, "%s", problem)
@@ -70,6 +48,39 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 		return New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
 	}
 	return nil
+}
+
+// ReadJSON reads a JSON object request body as it is, with DecodeJSON's limits and checks
+// of the text (type, size, nesting, encoding, well-formed, an object), for a body that is a
+// document of its own (a tool manifest) rather than a request's parameters.
+func ReadJSON(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return nil, New(http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as JSON with the header Content-Type: application/json")
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, New(http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than %d bytes (1 MiB); split the work into smaller requests", MaxBody).With("limit", MaxBody)
+		}
+		return nil, New(http.StatusBadRequest, "malformed_json", "the request body could not be read")
+	}
+	// Depth first: Go's JSON parser gives up past 10,000 levels and would call such a body
+	// malformed.
+	if depth(data) > MaxNesting {
+		return nil, New(http.StatusUnprocessableEntity, "nesting_too_deep", "the JSON body is nested more than %d levels deep", MaxNesting).With("limit", MaxNesting)
+	}
+	if problem := ops.CheckJSONText(data); problem != "" {
+		return nil, New(http.StatusBadRequest, "malformed_json", "%s", problem)
+	}
+	if !json.Valid(data) {
+		return nil, New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
+	}
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return nil, New(http.StatusUnprocessableEntity, "invalid_field", "the request body must be a JSON object").With("field", "")
+	}
+	return data, nil
 }
 
 func kind(goKind string) string {

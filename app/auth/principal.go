@@ -54,6 +54,9 @@ const (
 	EditContent
 	// Manage changes membership: owner or admin.
 	Manage
+	// ManageTools installs, upgrades, lists and uninstalls tools: owner or admin, on every
+	// plan (building and installing tools is free).
+	ManageTools
 )
 
 // Access decides what principals may do in worlds.
@@ -92,6 +95,10 @@ func Check(p Principal, w store.World, role string, need Need) error {
 	case Manage:
 		if !store.CanManage(role) {
 			return apierr.Forbidden("your role in this world is %s; managing members needs owner or admin", role)
+		}
+	case ManageTools:
+		if !store.CanManage(role) {
+			return apierr.Forbidden("your role in this world is %s; managing its tools needs owner or admin", role)
 		}
 	}
 	if (need == ReadContent || need == EditContent) && p.PlanGated() && w.Plan == "free" {

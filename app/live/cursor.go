@@ -55,6 +55,6 @@ func (h *Hub) secretField(d store.Document, eraID, field string) bool {
 	if !bytes.Contains(c.Data, []byte(`"secret":true`)) {
 		return false
 	}
-	doc, err := ops.Decode(d.DocumentType, c.Data)
+	doc, err := h.store.Decode(d, c.Data)
 	return err != nil || ops.IsSecretPart(doc, field)
 }

@@ -23,6 +23,9 @@ type WorldEvent struct {
 	// UserID is set for member.added and member.removed.
 	UserID string `json:"userId,omitempty"`
 	Role   string `json:"role,omitempty"`
+	// Tool is the tool's name, for tool.installed (or upgraded) and tool.uninstalled: the
+	// world's document types and app kinds changed.
+	Tool string `json:"tool,omitempty"`
 }
 
 // DocumentMeta is a document's metadata in a world event.
@@ -68,6 +71,8 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 			return ev, false
 		}
 		ev.Project = &ProjectMeta{ID: p.ID, Kind: p.Kind, Name: p.Name}
+	case "tool.installed", "tool.uninstalled":
+		ev.Tool = r.Subject
 	case "member.added", "member.removed":
 		ev.UserID = r.Subject
 		if m, err := h.store.Member(r.World, r.Subject); err == nil {

@@ -302,7 +302,7 @@ func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.Sta
 		if st.Deleted {
 			continue
 		}
-		public, secret := readerText(d, st)
+		public, secret := readerText(s, d, st)
 		if err := add(st.Era, displayName(d, st.Data), public, secret, st.Version); err != nil {
 			return nil, err
 		}

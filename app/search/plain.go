@@ -17,9 +17,10 @@ import (
 // or folder without their marks, so that snippets show "tide", not "**tide**", and
 // "## Early life" is found as "Early life". Other types' text is plain already. public is
 // what every member sees; secret is the text of the parts only the world's editors see (a
-// card's secret sections), indexed apart so that viewers never match or see it.
-func readerText(d store.Document, st store.State) (public, secret string) {
-	doc, err := ops.Decode(d.DocumentType, []byte(st.Data))
+// card's secret sections), indexed apart so that viewers never match or see it. A document
+// whose tool is not installed is found by its stored text.
+func readerText(s *store.Store, d store.Document, st store.State) (public, secret string) {
+	doc, err := s.Decode(d, []byte(st.Data))
 	if err != nil {
 		if ops.CanHoldSecrets(d.DocumentType) {
 			return d.Name, "" // the stored text may hold secrets nothing can tell apart

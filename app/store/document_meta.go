@@ -11,7 +11,6 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
-	"github.com/loreweave/loreweave/ops"
 )
 
 // MetaChange is a change of a document's metadata; nil fields stay as they are.
@@ -82,7 +81,7 @@ func (s *Store) UpdateDocument(d Document, eraID string, ch MetaChange, actor Ac
 			return err
 		}
 		if kinds[0] == "document.renamed" {
-			if err := retext(db, d); err != nil {
+			if err := s.retext(db, d); err != nil {
 				return err
 			}
 		}
@@ -139,8 +138,9 @@ func (s *Store) lockAllEras(d Document) (func(), error) {
 }
 
 // retext rewrites the stored text of every state of d after a rename: a document's text
-// starts with its name (ops' Text), and the search index is built from the stored text.
-func retext(db dbx.Builder, d Document) error {
+// starts with its name (ops' Text), and the search index is built from the stored text. The
+// states of a document whose tool is not installed keep their text: nothing can project them.
+func (s *Store) retext(db dbx.Builder, d Document) error {
 	var rows []struct {
 		ID   string `db:"id"`
 		Data string `db:"data"`
@@ -149,7 +149,10 @@ func retext(db dbx.Builder, d Document) error {
 		return err
 	}
 	for _, r := range rows {
-		doc, err := ops.Decode(d.DocumentType, []byte(r.Data))
+		doc, err := s.Decode(d, []byte(r.Data))
+		if IsToolNotInstalled(err) {
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("stored state of %s: %w", d.ID, err)
 		}

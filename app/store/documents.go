@@ -250,22 +250,16 @@ func (s *Store) Content(d Document, eraID string) (Content, error) {
 		return Content{}, err
 	}
 	if !ok {
-		empty := ops.Empty(d.DocumentType)
+		empty, err := s.emptyDoc(d)
+		if err != nil {
+			empty = ops.Empty(d.DocumentType) // a type no installed tool adds: an empty object
+		}
 		return Content{Data: empty.JSON(), Text: empty.Text(d.Name), Source: "empty"}, nil
 	}
-	if !ops.IsBuiltin(d.DocumentType) {
-		types, err := s.DocumentTypes(d.WorldID)
-		if err != nil {
-			return Content{}, err
-		}
-		if !slices.Contains(types, d.DocumentType) {
-			return Content{Data: json.RawMessage(row.Data), Text: row.Text, Version: row.Version, Source: "stored"}, nil
-		}
-	}
-	doc, err := ops.Decode(d.DocumentType, []byte(row.Data))
+	doc, err := s.Decode(d, []byte(row.Data))
 	if err != nil {
-		// The state cannot be produced as the type's data (for example its tool was
-		// uninstalled or its shape changed): serve what was stored.
+		// The state cannot be produced as the type's data (its tool was uninstalled, or its
+		// shape changed): serve what was stored.
 		return Content{Data: json.RawMessage(row.Data), Text: row.Text, Version: row.Version, Source: "stored"}, nil
 	}
 	data := doc.JSON()

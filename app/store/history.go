@@ -81,8 +81,11 @@ func (s *Store) VersionAt(d Document, eraID string, version int64) (PastVersion,
 	}
 	var past PastVersion
 	if version == c.Version {
-		doc, err := ops.Decode(d.DocumentType, c.Data)
+		doc, err := s.Decode(d, c.Data)
 		if err != nil {
+			if IsToolNotInstalled(err) {
+				return PastVersion{}, err
+			}
 			return PastVersion{}, fmt.Errorf("store: state of %s: %w", d.ID, err)
 		}
 		past = PastVersion{Version: version, Doc: doc}
@@ -153,13 +156,20 @@ func (s *Store) base(d Document, chain []string, version int64) (int64, ops.Docu
 		if err != nil {
 			return 0, nil, fmt.Errorf("store: snapshot of %s: %w", d.ID, err)
 		}
-		doc, err := ops.Decode(d.DocumentType, []byte(snap.Data))
+		doc, err := s.Decode(d, []byte(snap.Data))
+		if IsToolNotInstalled(err) {
+			return 0, nil, err
+		}
 		if err != nil {
 			return 0, nil, fmt.Errorf("store: snapshot of %s v%d: %w", d.ID, snap.Version, err)
 		}
 		return snap.Version, doc, nil
 	}
-	return 0, ops.Empty(d.DocumentType), nil
+	empty, err := s.emptyDoc(d)
+	if err != nil {
+		return 0, nil, err
+	}
+	return 0, empty, nil
 }
 
 // historyStart returns the oldest version of a document (at version current) that can be
@@ -245,7 +255,9 @@ func (s *Store) History(d Document, eraID string, before int64, limit int, publi
 	err = s.scanOpLog(d, chain, since, to, func(e LogEntry) error {
 		before := doc
 		if before == nil {
-			before = ops.Empty(d.DocumentType)
+			if before, err = s.emptyDoc(d); err != nil {
+				before = ops.Empty(d.DocumentType) // its tool is not installed: ops named as sent
+			}
 		}
 		page.Items = append(page.Items, HistoryEntry{Version: e.Version, ActorID: e.ActorID, Created: e.Created,
 			Summary: ops.Summarize(before, e.Ops, public), Viewable: e.Version >= oldest})

@@ -177,7 +177,7 @@ func (s *Store) OutgoingLinks(d Document, eraID string, secrets bool) ([]OutLink
 	if err != nil {
 		return nil, err
 	}
-	doc, err := ops.Decode(d.DocumentType, c.Data)
+	doc, err := s.Decode(d, c.Data)
 	if err != nil {
 		return []OutLink{}, nil // a type whose content cannot be read has no links to show
 	}

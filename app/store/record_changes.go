@@ -50,11 +50,12 @@ func (s *Store) OnRecordChange(rows RecordRows, committed func([]OutboxRow), col
 	s.app.OnRecordAfterDeleteSuccess(collections...).BindFunc(after)
 }
 
-// watchRecords keeps the cache of worlds, memberships and documents in step with their
-// records.
+// watchRecords keeps the caches of worlds, memberships, documents and tools in step with
+// their records.
 func (s *Store) watchRecords() {
 	s.OnRecordChange(recordRows, s.cache.forget, "worlds", "world_members")
 	s.OnRecordChange(documentRows, s.cache.forget, "documents", "document_states")
+	s.OnRecordChange(toolRows, s.tools.forget, "tools")
 }
 
 // documentRows only make the cache forget a document whose record (or one of its states,

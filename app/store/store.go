@@ -36,6 +36,7 @@ type Store struct {
 	eraChains sync.Map // era id -> []string chain, immutable once created
 
 	cache  *metaCache
+	tools  *toolCache
 	states *stateCache
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -43,8 +44,9 @@ type Store struct {
 
 // New returns a Store on app's database. Start must be called before writes (Setup does).
 func New(app core.App) *Store {
-	s := &Store{app: app, locks: newLockTable(), cache: newMetaCache(), states: newStateCache()}
+	s := &Store{app: app, locks: newLockTable(), cache: newMetaCache(), tools: newToolCache(), states: newStateCache()}
 	s.OnOutbox(s.cache.forget)
+	s.OnOutbox(s.tools.forget)
 	s.watchRecords()
 	return s
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -304,56 +303,32 @@ func (s *Store) RemoveMember(worldID, userID string) error {
 	return err
 }
 
-// Manifest is what an installed tool adds to a world.
-type Manifest struct {
-	DocumentTypes []string `json:"documentTypes"`
-	AppKinds      []string `json:"appKinds"`
-}
-
 // BuiltinAppKinds are the project kinds every world has.
 var BuiltinAppKinds = []string{"wiki"}
-
-func (s *Store) manifests(worldID string) ([]Manifest, error) {
-	var rows []struct {
-		Manifest string `db:"manifest"`
-	}
-	if err := s.app.DB().NewQuery("SELECT manifest FROM tools WHERE world = {:w}").Bind(dbx.Params{"w": worldID}).All(&rows); err != nil {
-		return nil, fmt.Errorf("store: tools: %w", err)
-	}
-	out := make([]Manifest, 0, len(rows))
-	for _, r := range rows {
-		var m Manifest
-		if err := json.Unmarshal([]byte(r.Manifest), &m); err != nil {
-			continue // a broken manifest adds nothing
-		}
-		out = append(out, m)
-	}
-	return out, nil
-}
 
 // DocumentTypes returns the document types a world accepts: the built-ins plus those of the
 // tools installed in it, sorted.
 func (s *Store) DocumentTypes(worldID string) ([]string, error) {
-	ms, err := s.manifests(worldID)
+	ts, err := s.worldTools(worldID)
 	if err != nil {
 		return nil, err
 	}
 	types := ops.Types()
-	for _, m := range ms {
-		types = append(types, m.DocumentTypes...)
+	for name := range ts.types {
+		types = append(types, name)
 	}
 	return uniqueSorted(types), nil
 }
 
 // AppKinds returns the project kinds a world accepts, sorted.
 func (s *Store) AppKinds(worldID string) ([]string, error) {
-	ms, err := s.manifests(worldID)
+	ts, err := s.worldTools(worldID)
 	if err != nil {
 		return nil, err
 	}
 	kinds := slices.Clone(BuiltinAppKinds)
-	for _, m := range ms {
-		kinds = append(kinds, m.AppKinds...)
+	for name := range ts.kinds {
+		kinds = append(kinds, name)
 	}
 	return uniqueSorted(kinds), nil
 }

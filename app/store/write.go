@@ -95,7 +95,11 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	}
 	var row stateRow
 	var found bool
-	doc := ops.Empty(d.DocumentType)
+	// A tool document changes only while its tool is installed (tool_not_installed).
+	doc, err := s.emptyDoc(d)
+	if err != nil {
+		return WriteResult{}, Change{}, err
+	}
 	var oldSize int // of the stored data
 	var oldLinks []ops.Link
 	linksKnown := false
@@ -103,7 +107,6 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		row, found, doc, oldSize = st.row, true, st.doc, len(st.data)
 		oldLinks, linksKnown = st.links, st.linksKnown
 	} else {
-		var err error
 		row, found, err = s.loadState(s.app.DB(), d, chain)
 		if err != nil {
 			return WriteResult{}, Change{}, err
@@ -113,7 +116,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		}
 		if found {
 			oldSize = len(row.Data)
-			if doc, err = ops.Decode(d.DocumentType, []byte(row.Data)); err != nil {
+			if doc, err = s.Decode(d, []byte(row.Data)); err != nil {
 				return WriteResult{}, Change{}, fmt.Errorf("store: stored state of %s: %w", d.ID, err)
 			}
 		}

@@ -40,7 +40,7 @@ func (w *Web) linkEditor(world store.World, d store.Document, eraID, csrf string
 		Names:        map[string]string{},
 		Missing:      []string{},
 	}
-	doc, err := ops.Decode(d.DocumentType, c.Data)
+	doc, err := w.Store.Decode(d, c.Data)
 	if err != nil {
 		return v, nil // an unreadable document shows its links by id until they are named
 	}
@@ -83,7 +83,7 @@ func (w *Web) documentPreview(e *core.RequestEvent) error {
 		}
 		return ""
 	}
-	doc, _ := ops.Decode(d.DocumentType, c.Data) // nil when it cannot be read: its text shows
+	doc, _ := w.Store.Decode(d, c.Data) // nil when it cannot be read: its text shows
 	v := views.DocumentPreviewView{Name: d.Name, DocumentType: d.DocumentType}
 	v.Text = previewText(d, doc, c.Text, name)
 	if card, ok := doc.(*ops.Card); ok && card.Name != "" {

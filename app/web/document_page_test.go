@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apptest"
 )
@@ -400,17 +399,7 @@ func TestDocumentPages(t *testing.T) {
 	})
 
 	t.Run("tool type", func(t *testing.T) {
-		col, err := s.PB.FindCollectionByNameOrId("tools")
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := core.NewRecord(col)
-		rec.Set("world", w.ID)
-		rec.Set("name", "quests")
-		rec.Set("manifest", map[string]any{"documentTypes": []string{"quest"}})
-		if err := s.PB.Save(rec); err != nil {
-			t.Fatal(err)
-		}
+		s.InstallTool(w.ID, apptest.QuestTool)
 		q := w.doc(t, "Find the <grail>", "quest", "", "")
 		d := page(t, s, b, path(q), 200)
 		if !strings.Contains(d.Find(`[data-testid="text-projection"]`).Text(), "Find the <grail>") {

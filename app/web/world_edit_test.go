@@ -72,10 +72,7 @@ func apiDocs(t *testing.T, w world, era string) map[string]apiDoc {
 // installTool adds an installed tool's document type and app kind to a world.
 func installTool(t *testing.T, s *apptest.Server, worldID string) {
 	t.Helper()
-	if _, err := s.PB.DB().NewQuery(`INSERT INTO tools (id, world, name, manifest, created) VALUES ('tool0000000web1', {:w}, 'Quests', '{"documentTypes":["quest"],"appKinds":["kanban"]}', '')`).
-		Bind(map[string]any{"w": worldID}).Execute(); err != nil {
-		t.Fatal(err)
-	}
+	s.InstallTool(worldID, apptest.QuestTool)
 }
 
 // The world page gives editors its organising forms, with the world's own document types and
