@@ -323,9 +323,10 @@ func jsonSyntax(data []byte) string {
 	return "not valid JSON: " + err.Error()
 }
 
-// position turns a byte offset into a 1-based line and column.
+// position turns a syntax error's offset (the bytes read up to and including the one at
+// fault) into the 1-based line and column of that byte.
 func position(data []byte, offset int64) (line, col int) {
-	offset = min(offset, int64(len(data)))
+	offset = max(min(offset-1, int64(len(data))), 0)
 	before := data[:offset]
 	line = bytes.Count(before, []byte("\n")) + 1
 	col = len(before) - bytes.LastIndexByte(before, '\n')

@@ -165,7 +165,7 @@ func TestToolsEndToEnd(t *testing.T) {
 		t.Fatalf("after uninstalling, the document reads %+v", c)
 	}
 	res := s.Post(ann.Key, doc+"/content", map[string]any{"ops": []any{map[string]any{"op": "faction.setMotto", "motto": "Gone"}}})
-	if res.Status != http.StatusConflict || res.ErrorCode() != ops.CodeToolNotInstalled || !strings.Contains(string(res.Body), "factions") {
+	if res.Status != http.StatusConflict || res.ErrorCode() != ops.CodeToolNotInstalled || !strings.Contains(string(res.Body), `"faction`) {
 		t.Fatalf("an op after uninstalling: %d %s", res.Status, res.Body)
 	}
 	s.WaitSearchable(ann.Key, w, "Quellmoor")
