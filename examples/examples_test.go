@@ -107,8 +107,13 @@ func TestToolSchemaRefusesBadManifests(t *testing.T) {
 	if err := validates(schema, good); err != nil {
 		t.Fatalf("the schema refuses a good manifest: %v", err)
 	}
-	if _, err := ops.ParseTool([]byte(good)); err != nil {
-		t.Fatalf("the engine refuses a good manifest: %v", err)
+	for _, m := range []string{good, strings.Replace(good, `"1.0.0"`, `"1.0.0-beta.1"`, 1)} {
+		if err := validates(schema, m); err != nil {
+			t.Errorf("the schema refuses a good manifest: %v\n%s", err, m)
+		}
+		if _, err := ops.ParseTool([]byte(m)); err != nil {
+			t.Errorf("the engine refuses a good manifest: %v\n%s", err, m)
+		}
 	}
 	for _, tc := range []struct{ name, from, to string }{
 		{"a tool name with capitals", `"name": "spells"`, `"name": "Spells"`},
@@ -118,6 +123,8 @@ func TestToolSchemaRefusesBadManifests(t *testing.T) {
 		{"a built-in type name", `"name": "spell"`, `"name": "card"`},
 		{"a type name with a dash", `"name": "spell"`, `"name": "spell-book"`},
 		{"an unknown op kind", `"kind": "set"`, `"kind": "replace"`},
+		{"an op name with a dash", `"name": "setLevel"`, `"name": "set-level"`},
+		{"a property name starting with a digit", `"level": {`, `"1level": {`},
 		{"an idPrefix on a set", `"kind": "set"`, `"kind": "set", "idPrefix": "lvl"`},
 		{"a schema keyword outside the subset", `"maximum": 9`, `"maximum": 9, "multipleOf": 1`},
 		{"a union type", `"type": "integer"`, `"type": ["integer", "string"]`},
