@@ -28,3 +28,29 @@ func BenchmarkApplyCard(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRebaseText applies a card.editSectionText made 50 versions ago: its splices are
+// rebased over the typing of two writers in two sections since (the history is read once per
+// request, its changes to the edited section converted once).
+func BenchmarkRebaseText(b *testing.B) {
+	card := Empty("card").(*Card)
+	card.Sections = []Section{{ID: "sec-a", Title: "A", Body: "start"}, {ID: "sec-b", Title: "B", Body: "start"}}
+	var history []Batch
+	for v := int64(1); v <= 50; v++ {
+		sec := "sec-a"
+		if v%2 == 0 {
+			sec = "sec-b"
+		}
+		op := fmt.Sprintf(`{"op":"card.editSectionText","id":%q,"baseVersion":%d,"splices":[{"pos":0,"del":0,"ins":"x"}]}`, sec, v-1)
+		history = append(history, Batch{Version: v, Ops: []json.RawMessage{json.RawMessage(op)}})
+		card.Sections[(v+1)%2].Body = "x" + card.Sections[(v+1)%2].Body
+	}
+	env := Env{History: func(since int64) ([]Batch, error) { return history[since:], nil }}
+	ops := []json.RawMessage{json.RawMessage(`{"op":"card.editSectionText","id":"sec-a","baseVersion":0,"splices":[{"pos":5,"ins":"!"}]}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Apply(card, Request{Version: 50, Ops: ops, Env: env}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
