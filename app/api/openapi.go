@@ -125,6 +125,12 @@ func withBody(op obj, schema obj) obj {
 	return op
 }
 
+// withUpgrade adds installTool's other success: 200, an upgrade of the installed tool.
+func withUpgrade(op obj) obj {
+	op["responses"].(obj)["200"] = obj{"description": "The installed tool of the same name was upgraded.", "content": obj{"application/json": obj{"schema": ref("Tool")}}}
+	return op
+}
+
 // withUpload documents a multipart/form-data request carrying one file in field "file".
 func withUpload(op obj) obj {
 	op["requestBody"] = obj{"required": true, "content": obj{"multipart/form-data": obj{"schema": obj{
@@ -296,11 +302,11 @@ func OpenAPI() obj {
 			"parameters": []obj{worldParam},
 			"get": operation("listTools", "The tools installed in the world, by name (owners and admins; every plan).", "200",
 				object(obj{"items": arrayOf(ref("Tool")), "totalItems": integer("Tools installed.")}), "403", "404"),
-			"post": withBody(operation("installTool", "Install a tool: the body is its manifest (tool.json, docs/TOOLS.md; its JSON Schema is served at /schemas/tool.schema.json). "+
+			"post": withUpgrade(withBody(operation("installTool", "Install a tool: the body is its manifest (tool.json, docs/TOOLS.md; its JSON Schema is served at /schemas/tool.schema.json). "+
 				"201 when the tool was not installed; 200 when it upgrades the installed tool of the same name. A manifest with problems is 422 invalid_manifest listing them; "+
 				"a type or app kind another installed tool adds is 409 type_conflict or app_kind_conflict; an upgrade (or an install over documents left by an earlier one) that would leave documents unreadable, or that drops a type documents have, "+
 				"is 409 tool_upgrade_breaks_documents listing them, and changes nothing. Owners and admins, on every plan: building and installing tools is free.", "201", ref("Tool"), "400", "403", "404", "409", "413", "415", "422"),
-				obj{"type": "object", "description": "A tool manifest (see /schemas/tool.schema.json)."}),
+				obj{"type": "object", "description": "A tool manifest (see /schemas/tool.schema.json)."})),
 		},
 		"/api/v1/worlds/{worldId}/tools/{toolId}": obj{
 			"parameters": []obj{worldParam, toolParam},

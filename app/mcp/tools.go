@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/loreweave/loreweave/app/api"
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/search"
@@ -158,6 +159,44 @@ type OpsResult struct {
 	Created      []ops.Created    `json:"created" jsonschema:"ids the service assigned (evt-, sec-, pin-…) with their labels"`
 	Version      int64            `json:"version" jsonschema:"the document's new version"`
 	Ops          []map[string]any `json:"ops" jsonschema:"the operations as applied, assigned ids filled in"`
+}
+
+// Types is every document type a world accepts (REST: GET /api/v1/worlds/{worldId}/types).
+type Types struct {
+	Types []Type `json:"types"`
+}
+
+// Type is one document type with its ops.
+type Type struct {
+	Name        string         `json:"name" jsonschema:"the documentType of its documents and the prefix of its ops"`
+	Title       string         `json:"title"`
+	Builtin     bool           `json:"builtin" jsonschema:"a built-in type (card, timeline, map, folder, animator)"`
+	Tool        string         `json:"tool" jsonschema:"the installed tool that adds the type; empty for a built-in"`
+	ToolVersion string         `json:"toolVersion"`
+	Schema      map[string]any `json:"schema,omitempty" jsonschema:"a tool type's data schema (JSON Schema)"`
+	Ops         []TypeOp       `json:"ops"`
+}
+
+// TypeOp is one op of a type.
+type TypeOp struct {
+	Op      string         `json:"op" jsonschema:"the op's op value, for example faction.setMotto"`
+	Kind    string         `json:"kind,omitempty" jsonschema:"a tool op's kind: set, append, update, remove, move or text"`
+	Path    string         `json:"path,omitempty" jsonschema:"the property a tool op acts on"`
+	Summary string         `json:"summary"`
+	Params  map[string]any `json:"params" jsonschema:"the JSON Schema of the op object"`
+}
+
+// typesOut is the world's types for a typed output.
+func typesOut(l api.TypeList) (*Types, error) {
+	data, err := json.Marshal(l)
+	if err != nil {
+		return nil, err
+	}
+	var out Types
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // objects decodes JSON objects for a typed output.
@@ -370,6 +409,24 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &out, nil
 		})
 
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_types", Description: "Every document type a world accepts: the built-in ones, then those of the tools installed in it (the world's own types: each with its data schema), " +
+		"each with its operations and their parameters as JSON Schema. Call it before apply_content_ops on a document whose type is not built in. Any member, every plan."},
+		func(ctx context.Context, req *sdk.CallToolRequest, in WorldIn) (*sdk.CallToolResult, *Types, error) {
+			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
+			if err != nil {
+				return nil, nil, err
+			}
+			l, err := api.WorldTypes(s.Store, w.ID)
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			out, err := typesOut(l)
+			if err != nil {
+				return nil, nil, fail(err)
+			}
+			return nil, out, nil
+		})
+
 	sdk.AddTool(srv, &sdk.Tool{Name: "create_document", Description: "Create a document (its content starts empty; fill it with apply_content_ops). Editors only."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in CreateDocumentIn) (*sdk.CallToolResult, *Document, error) {
 			w, _, err := s.world(req, in.WorldID, auth.Edit)
@@ -387,7 +444,8 @@ func (s *Server) addTools(srv *sdk.Server) {
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "apply_content_ops",
 		Description: "Change a document's content with typed operations, applied in order, all or none; every accepted call is one new version that people watching see at once. " +
-			"An operation the document's type does not support fails with unsupported_operation and the list of supported ones. Needs the world on Pro or Studio; editors only. Operations by document type:" + opsCatalogue()},
+			"An operation the document's type does not support fails with unsupported_operation and the list of supported ones; a document whose tool was uninstalled fails with tool_not_installed. Needs the world on Pro or Studio; editors only. " +
+			"A world may have more types than the built-in ones below, added by its installed tools: call list_types for their operations and parameters. Built-in operations by document type:" + opsCatalogue()},
 		func(ctx context.Context, req *sdk.CallToolRequest, in ApplyOpsIn) (*sdk.CallToolResult, *OpsResult, error) {
 			d, _, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.EditContent)
 			if err != nil {
