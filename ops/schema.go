@@ -539,6 +539,20 @@ func kindOf(v any) string {
 	return "invalid JSON"
 }
 
+// unsafeRuneIn is UnsafeRuneIn for a value of s: Markdown text is written in lines (and
+// may indent with tabs), so line breaks and tabs are its own; other strings are one line.
+func (s *schema) unsafeRuneIn(str string) (rune, bool) {
+	if !s.markdown {
+		return UnsafeRuneIn(str)
+	}
+	for _, r := range str {
+		if r != '\n' && r != '\t' && UnsafeRune(r) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 // conformScalar checks a string, integer, number or boolean.
 func (s *schema) conformScalar(v any, ptr string) (any, *Error) {
 	switch s.typ {
@@ -550,7 +564,7 @@ func (s *schema) conformScalar(v any, ptr string) (any, *Error) {
 		if !utf8.ValidString(str) {
 			return nil, fieldError(ptr, "%s is not valid UTF-8", where(ptr))
 		}
-		if r, bad := UnsafeRuneIn(str); bad {
+		if r, bad := s.unsafeRuneIn(str); bad {
 			return nil, fieldError(ptr, "%s holds the control character U+%04X", where(ptr), r)
 		}
 		n := utf8.RuneCountInString(str)

@@ -10,9 +10,9 @@ import (
 	"sync"
 )
 
-// Files holds every asset, served under /static/.
+// Files holds every asset, served under /static/; schemas/ is also served under /schemas/.
 //
-//go:embed app.css favicon.svg js vendor
+//go:embed app.css favicon.svg js schemas vendor
 var Files embed.FS
 
 var (

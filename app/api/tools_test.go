@@ -397,7 +397,7 @@ func TestToolDocumentLifecycle(t *testing.T) {
 		t.Fatalf("uninstalled content %+v", c)
 	}
 	res = s.Post(ann.Key, path+"/content", map[string]any{"ops": []any{map[string]any{"op": "faction.setPower", "power": 1}}})
-	if res.Status != http.StatusConflict || res.ErrorCode() != "tool_not_installed" || !strings.Contains(string(res.Body), "faction") {
+	if res.Status != http.StatusConflict || res.ErrorCode() != "tool_not_installed" || !strings.Contains(string(res.Body), `"tool":"factions"`) {
 		t.Fatalf("op on an uninstalled type: %d %s", res.Status, res.Body)
 	}
 	if c := read(); c.Version != 8 {

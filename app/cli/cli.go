@@ -1,5 +1,5 @@
 // Package cli adds Loreweave's management commands to the PocketBase command line: users,
-// API keys, world plans and the search index. They write the database directly (honouring
+// API keys, world plans, the search index and tools. They write the database directly (honouring
 // --dir) with an outbox row for each change; a running server reads the outbox at least every
 // store.OutboxPoll (a quarter of a second) and forgets what it had cached, so a revoked key or
 // a changed plan applies to it within that time.
@@ -27,7 +27,7 @@ import (
 // Register adds the commands to root. app must be bootstrapped before a command runs
 // (PocketBase does that).
 func Register(root *cobra.Command, app core.App) {
-	root.AddCommand(usersCmd(app), keysCmd(app), worldsCmd(app), searchCmd(app))
+	root.AddCommand(usersCmd(app), keysCmd(app), worldsCmd(app), searchCmd(app), toolsCmd(app))
 }
 
 var failed atomic.Bool

@@ -90,9 +90,13 @@ func (s *Store) InstallTool(worldID string, manifest []byte, actor Actor) (info 
 
 	info = ToolInfo{Name: t.Name, Title: t.Title, Version: t.Version, Description: t.Description}
 	info.Updated = now()
-	if old != nil {
+	goneID := installed.goneIDs[t.Name]
+	switch {
+	case old != nil:
 		info.ID, info.Installed = old.info.ID, old.info.Installed
-	} else {
+	case goneID != "":
+		info.ID, info.Installed = goneID, info.Updated // installed again
+	default:
 		info.ID, info.Installed = newID(), info.Updated
 	}
 	fillKinds(&info, t)
@@ -102,9 +106,9 @@ func (s *Store) InstallTool(worldID string, manifest []byte, actor Actor) (info 
 		params := dbx.Params{"id": info.ID, "world": worldID, "name": t.Name, "title": t.Title, "version": t.Version,
 			"manifest": string(t.JSON()), "created": info.Installed, "updated": info.Updated}
 		var err error
-		if old != nil {
-			_, err = db.NewQuery(`UPDATE tools SET title = {:title}, version = {:version}, manifest = {:manifest}, updated = {:updated}
-				WHERE id = {:id}`).Bind(params).Execute()
+		if old != nil || goneID != "" {
+			_, err = db.NewQuery(`UPDATE tools SET title = {:title}, version = {:version}, manifest = {:manifest}, updated = {:updated},
+				created = {:created}, uninstalled = '' WHERE id = {:id}`).Bind(params).Execute()
 		} else {
 			_, err = db.NewQuery(`INSERT INTO tools (id, world, name, title, version, manifest, created, updated)
 				VALUES ({:id}, {:world}, {:name}, {:title}, {:version}, {:manifest}, {:created}, {:updated})`).Bind(params).Execute()
@@ -259,15 +263,16 @@ func (s *Store) UninstallTool(worldID, idOrName string, actor Actor) error {
 	var seq int64
 	err := s.app.RunInTransaction(func(tx core.App) error {
 		db := tx.DB()
-		err := db.NewQuery("SELECT name FROM tools WHERE world = {:w} AND (id = {:x} OR name = {:x}) LIMIT 1").
+		err := db.NewQuery("SELECT name FROM tools WHERE world = {:w} AND (id = {:x} OR name = {:x}) AND uninstalled = '' LIMIT 1").
 			Bind(dbx.Params{"w": worldID, "x": idOrName}).Row(&name)
 		if err := notFound(err); err == apierr.ErrNotFound {
 			return apierr.NotFound("tool")
 		} else if err != nil {
 			return fmt.Errorf("store: uninstall tool: %w", err)
 		}
-		if _, err := db.NewQuery("DELETE FROM tools WHERE world = {:w} AND name = {:name}").
-			Bind(dbx.Params{"w": worldID, "name": name}).Execute(); err != nil {
+		// The row stays, marked: an op on one of the tool's documents can name it.
+		if _, err := db.NewQuery("UPDATE tools SET uninstalled = {:t} WHERE world = {:w} AND name = {:name}").
+			Bind(dbx.Params{"w": worldID, "name": name, "t": now()}).Execute(); err != nil {
 			return fmt.Errorf("store: uninstall tool %s: %w", name, err)
 		}
 		seq, err = WriteOutbox(db, "tool.uninstalled", worldID, "", "", name)
@@ -332,9 +337,13 @@ func (s *Store) toolTypeOf(d Document) (*ops.ToolType, error) {
 	if ops.IsBuiltin(d.DocumentType) {
 		return nil, nil
 	}
-	tt, ok := s.ToolType(d.WorldID, d.DocumentType)
+	wt, err := s.worldTools(d.WorldID)
+	if err != nil {
+		return nil, err
+	}
+	tt, ok := wt.types[d.DocumentType]
 	if !ok {
-		return nil, toolNotInstalled(d.DocumentType)
+		return nil, toolNotInstalled(d.DocumentType, wt.gone[d.DocumentType])
 	}
 	return tt, nil
 }
@@ -365,10 +374,16 @@ func decodeTool(tt *ops.ToolType, data []byte) (ops.Document, error) {
 }
 
 // toolNotInstalled is the answer to a change of a document whose type no installed tool adds.
-func toolNotInstalled(docType string) error {
+// tool is the tool that added it, "" when unknown.
+func toolNotInstalled(docType, tool string) error {
+	if tool == "" {
+		return apierr.New(http.StatusConflict, ops.CodeToolNotInstalled,
+			"the document type %q belongs to a tool that is not installed in this world; its documents can be read (as stored) but not changed until the tool is installed again", docType).
+			With("documentType", docType)
+	}
 	return apierr.New(http.StatusConflict, ops.CodeToolNotInstalled,
-		"the document type %q belongs to a tool that is not installed in this world; its documents can be read (as stored) but not changed until the tool is installed again", docType).
-		With("documentType", docType)
+		"the tool %q, which adds the document type %q, is not installed in this world; its documents can be read (as stored) but not changed until the tool is installed again", tool, docType).
+		With("documentType", docType).With("tool", tool)
 }
 
 // IsToolNotInstalled reports whether err says a document's tool is not installed.
@@ -394,6 +409,12 @@ type toolSet struct {
 	tools []installedTool // by name
 	types map[string]*ops.ToolType
 	kinds map[string]appKindOf
+	// gone holds the tools uninstalled from the world (their rows stay, marked), by the
+	// types they added: an op on one of their documents names the tool to install again.
+	gone map[string]string
+	// goneIDs holds the row ids of uninstalled tools, by name: installing one again reuses
+	// its row.
+	goneIDs map[string]string
 }
 
 func (ts *toolSet) find(idOrName string) (installedTool, bool) {
@@ -429,16 +450,24 @@ func (s *Store) loadTools(worldID string) (*toolSet, error) {
 		Manifest string `db:"manifest"`
 		Created  string `db:"created"`
 		Updated  string `db:"updated"`
+		Gone     string `db:"uninstalled"`
 	}
-	if err := s.app.DB().NewQuery("SELECT id, name, manifest, created, updated FROM tools WHERE world = {:w} ORDER BY name, id").
+	if err := s.app.DB().NewQuery("SELECT id, name, manifest, created, updated, uninstalled FROM tools WHERE world = {:w} ORDER BY name, id").
 		Bind(dbx.Params{"w": worldID}).All(&rows); err != nil {
 		return nil, fmt.Errorf("store: tools of %s: %w", worldID, err)
 	}
-	ts := &toolSet{tools: []installedTool{}, types: map[string]*ops.ToolType{}, kinds: map[string]appKindOf{}}
+	ts := &toolSet{tools: []installedTool{}, types: map[string]*ops.ToolType{}, kinds: map[string]appKindOf{}, gone: map[string]string{}, goneIDs: map[string]string{}}
 	for _, r := range rows {
 		t, err := ops.ParseTool([]byte(r.Manifest))
 		if err != nil {
 			s.app.Logger().Warn("store: an installed tool's manifest does not parse", "world", worldID, "tool", r.Name, "error", err.Error())
+			continue
+		}
+		if r.Gone != "" {
+			ts.goneIDs[r.Name] = r.ID
+			for _, tt := range t.Types {
+				ts.gone[tt.Name] = r.Name
+			}
 			continue
 		}
 		info := ToolInfo{ID: r.ID, Name: t.Name, Title: t.Title, Version: t.Version, Description: t.Description, Installed: r.Created, Updated: r.Updated}

@@ -32,6 +32,8 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 
 	r.GET("/static/{path...}", serveStatic)
 	r.GET("/favicon.ico", serveFavicon)
+	// Published JSON Schemas (the tool manifest's), at addresses that do not change.
+	r.GET("/schemas/{name}", serveSchema)
 
 	g := r.Group("")
 	g.BindFunc(w.middleware)
@@ -118,6 +120,21 @@ func dropEndedSession(e *core.RequestEvent) error {
 func serveFavicon(e *core.RequestEvent) error {
 	e.Request.SetPathValue("path", "favicon.svg")
 	return serveStatic(e)
+}
+
+// serveSchema answers /schemas/NAME with static/schemas/NAME as application/schema+json
+// (docs/TOOLS.md names /schemas/tool.schema.json as the manifest's schema).
+func serveSchema(e *core.RequestEvent) error {
+	name := e.Request.PathValue("name")
+	data, err := static.Files.ReadFile("schemas/" + name)
+	if err != nil || !strings.HasSuffix(name, ".schema.json") {
+		return e.String(http.StatusNotFound, "not found")
+	}
+	h := e.Response.Header()
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Access-Control-Allow-Origin", "*")
+	return e.Blob(http.StatusOK, "application/schema+json", data)
 }
 
 var staticFS = http.FileServerFS(static.Files)
