@@ -104,9 +104,15 @@ func TestBrowserToolEditor(t *testing.T) {
 
 	// Markdown, typed in CodeMirror.
 	history := `[data-tool-form] > [data-path="history"] .cm-content`
-	do(t, ctx, chromedp.Click(chromedp.CSS(history)), chromedp.SendKeys(chromedp.CSS(history), "Founded by **smugglers**."))
-	eventually(t, "history saved", func() bool { return data()["history"] == "Founded by **smugglers**." })
-	waitJSFor(t, bobCtx, liveWait, "Bob sees the history", `document.querySelector('`+history+`').textContent === "Founded by **smugglers**."`)
+	cmText := func(sel string) string { return `CM.EditorView.findFromDOM(document.querySelector('` + sel + `')).state.doc.toString()` }
+	do(t, ctx, chromedp.Click(chromedp.CSS(history)), chromedp.SendKeys(chromedp.CSS(history), "Founded by **smugglers**."),
+		chromedp.KeyEvent(kb.Enter), chromedp.SendKeys(chromedp.CSS(history), "They keep the lights."))
+	var founded string
+	eventually(t, "history saved", func() bool {
+		founded, _ = data()["history"].(string)
+		return strings.HasPrefix(founded, "Founded by **smugglers**.\n") && strings.HasSuffix(founded, "\nThey keep the lights.")
+	})
+	waitJSFor(t, bobCtx, liveWait, "Bob sees the history", cmText(history)+` === `+fmt.Sprintf("%q", founded))
 
 	// Items: add one (the focus goes to it), edit it, add another, move, remove.
 	relList := `[data-tool-form] > [data-path="relations"]`
@@ -159,7 +165,7 @@ func TestBrowserToolEditor(t *testing.T) {
 	w.apply(t, tide, "", map[string]any{"op": "faction.setAlignment", "alignment": "lawful"},
 		map[string]any{"op": "faction.editHistory", "baseVersion": v, "splices": []map[string]any{{"pos": 0, "del": 0, "ins": "Long ago. "}}})
 	waitJS(t, ctx, "alignment live", `document.querySelector('`+toolField("alignment")+`').value === "lawful"`)
-	waitJS(t, ctx, "history live", `document.querySelector('`+history+`').textContent === "Long ago. Founded by **smugglers**."`)
+	waitJS(t, ctx, "history live", cmText(history)+` === `+fmt.Sprintf("%q", "Long ago. "+founded))
 	if got := eval[string](t, ctx, `document.querySelector('`+toolField("motto")+`').value`); got != "By the tide and" {
 		t.Fatalf("the motto being typed became %q", got)
 	}
@@ -171,7 +177,7 @@ func TestBrowserToolEditor(t *testing.T) {
 	// A restore of an earlier version reaches the form whole.
 	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+tide+"/restore", map[string]any{"version": mottoVersion}), http.StatusOK)
 	waitJS(t, ctx, "restored: no relations", `document.querySelectorAll('`+relList+` [data-testid="tool-item-edit"]').length === 0`)
-	waitJS(t, ctx, "restored: no history", `CM.EditorView.findFromDOM(document.querySelector('`+history+`')).state.doc.toString() === ""`)
+	waitJS(t, ctx, "restored: no history", cmText(history)+` === ""`)
 	waitJS(t, ctx, "restored: no leader", `document.querySelector('`+toolField("leader")+`').value === ""`)
 	waitJSFor(t, bobCtx, liveWait, "Bob sees the restore", `document.querySelector('`+toolField("motto")+`').value === "By the tide"`)
 	stillSamePage(t, ctx)
@@ -211,7 +217,7 @@ func TestBrowserToolScreens(t *testing.T) {
 			map[string]any{"op": "faction.setPower", "power": 7},
 			map[string]any{"op": "faction.setLeader", "leader": queen},
 			map[string]any{"op": "faction.editHistory", "baseVersion": v, "splices": []map[string]any{{"pos": 0, "del": 0,
-				"ins": "Founded by **smugglers** in the year of the Long Tide, the Compact rules every harbour from Saltmere to the Drowned Gate. It keeps the lighthouses lit and *taxes the pearl trade*."}}},
+				"ins": "Founded by **smugglers** in the year of the Long Tide, the Compact rules every harbour from Saltmere to the Drowned Gate.\n\n- keeps the lighthouses lit\n- *taxes the pearl trade*"}}},
 			map[string]any{"op": "faction.addRelation", "faction": ember, "stance": "war", "notes": "They burned the *Grey Wake*."},
 			map[string]any{"op": "faction.addRelation", "faction": salt, "stance": "ally", "notes": "Sworn at the Salt Moot."},
 		)
@@ -305,7 +311,7 @@ const toolTypistJS = `(async (seed, count, markerBase) => {
 	let s = seed >>> 0;
 	const rnd = n => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s % n; };
 	const view = CM.EditorView.findFromDOM(document.querySelector('[data-testid="tool-text"] .cm-editor'));
-	const fillers = ["a", "é", "😀", " ", "ß"];
+	const fillers = ["a", "é", "😀", " ", "\n", "ß"];
 	const inserted = [];
 	for (let i = 0; i < count; i++) {
 		const doc = view.state.doc.toString();
