@@ -104,7 +104,9 @@ func TestBrowserToolEditor(t *testing.T) {
 
 	// Markdown, typed in CodeMirror.
 	history := `[data-tool-form] > [data-path="history"] .cm-content`
-	cmText := func(sel string) string { return `CM.EditorView.findFromDOM(document.querySelector('` + sel + `')).state.doc.toString()` }
+	cmText := func(sel string) string {
+		return `CM.EditorView.findFromDOM(document.querySelector('` + sel + `')).state.doc.toString()`
+	}
 	do(t, ctx, chromedp.Click(chromedp.CSS(history)), chromedp.SendKeys(chromedp.CSS(history), "Founded by **smugglers**."),
 		chromedp.KeyEvent(kb.Enter), chromedp.SendKeys(chromedp.CSS(history), "They keep the lights."))
 	var founded string
