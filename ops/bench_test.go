@@ -54,3 +54,34 @@ func BenchmarkRebaseText(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkApplyTool applies n set ops to a faction (a tool type) with ten relations: the
+// generic engine's cost next to BenchmarkApplyCard's, the whole document validated once per
+// request.
+func BenchmarkApplyTool(b *testing.B) {
+	tt := factions(b)
+	res, err := Apply(tt.Empty(), Request{Ops: func() []json.RawMessage {
+		var out []json.RawMessage
+		for k := range 10 {
+			out = append(out, json.RawMessage(fmt.Sprintf(`{"op":"faction.addRelation","faction":"doc%d","stance":"ally","notes":"note %d"}`, k, k)))
+		}
+		return out
+	}(), Env: Env{NewID: counter()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 10} {
+		b.Run(fmt.Sprintf("%d ops", n), func(b *testing.B) {
+			ops := make([]json.RawMessage, n)
+			for k := range ops {
+				ops[k] = json.RawMessage(fmt.Sprintf(`{"op":"faction.setMotto","motto":"motto %d"}`, k))
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Apply(res.Doc, Request{Version: 1, Ops: ops}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -128,9 +128,15 @@ func (c *checker) add(ptr, format string, args ...any) {
 	}
 }
 
+// pointer is the JSON Pointer of member name of the value at parent.
 func pointer(parent, name string) string {
-	return parent + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	if strings.ContainsAny(name, "~/") {
+		name = pointerEscaper.Replace(name)
+	}
+	return parent + "/" + name
 }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // compileSchema reads a schema at ptr; nil when it has problems (recorded in c).
 func (c *checker) compileSchema(raw json.RawMessage, ptr string, depth int, inItems bool) *schema {
@@ -412,6 +418,10 @@ func (s *schema) conform(v any, ptr string, fill bool) (any, *Error) {
 		if !ok {
 			return nil, s.typeError(v, ptr)
 		}
+		if !fill {
+			// Checking only: the value is already in canonical form, nothing is built.
+			return m, s.checkObject(m, ptr)
+		}
 		out := make(map[string]any, len(s.props))
 		for k := range m {
 			if s.prop(k) == nil && !(s.item && k == "id") {
@@ -421,9 +431,6 @@ func (s *schema) conform(v any, ptr string, fill bool) (any, *Error) {
 		for _, p := range s.props {
 			pv, ok := m[p.name]
 			if !ok {
-				if !fill {
-					return nil, fieldError(pointer(ptr, p.name), "%s is missing the property %q", where(ptr), p.name)
-				}
 				out[p.name] = p.s.zero()
 				continue
 			}
@@ -448,7 +455,10 @@ func (s *schema) conform(v any, ptr string, fill bool) (any, *Error) {
 		if len(a) < s.minItems {
 			return nil, fieldError(ptr, "%s needs at least %d items", where(ptr), s.minItems)
 		}
-		out := make([]any, len(a))
+		var out []any
+		if fill {
+			out = make([]any, len(a))
+		}
 		var ids map[string]bool
 		if s.itemList() {
 			ids = make(map[string]bool, len(a))
@@ -469,7 +479,12 @@ func (s *schema) conform(v any, ptr string, fill bool) (any, *Error) {
 				}
 				ids[id] = true
 			}
-			out[i] = cv
+			if fill {
+				out[i] = cv
+			}
+		}
+		if !fill {
+			return a, nil
 		}
 		return out, nil
 	}
@@ -484,6 +499,26 @@ func (s *schema) conform(v any, ptr string, fill bool) (any, *Error) {
 }
 
 const maxItemID = 64
+
+// checkObject is conform of an object without fill: every property present and valid, no
+// other (an item's id aside).
+func (s *schema) checkObject(m map[string]any, ptr string) *Error {
+	for k := range m {
+		if s.prop(k) == nil && !(s.item && k == "id") {
+			return fieldError(pointer(ptr, k), "%s has no property %q%s", where(ptr), k, s.propsHint())
+		}
+	}
+	for _, p := range s.props {
+		pv, ok := m[p.name]
+		if !ok {
+			return fieldError(pointer(ptr, p.name), "%s is missing the property %q", where(ptr), p.name)
+		}
+		if _, err := p.s.conform(pv, pointer(ptr, p.name), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (s *schema) propsHint() string {
 	if len(s.props) == 0 {
