@@ -202,7 +202,17 @@ func TestBrowserMapEditor(t *testing.T) {
 	// Link the harbour to its card through the search-as-you-type picker.
 	hx, hy := pinAt(t, ctx, "Harbour")
 	do(t, ctx, chromedp.MouseClickXY(hx, hy))
-	waitJS(t, ctx, "harbour's panel", `document.querySelector('.leaflet-popup [data-testid="pin-label"]').value === "Harbour"`)
+	// Clicked again while the panel is not open: the page's own earlier write coming back
+	// live can redraw the markers under a click (seen once in CI, on a busy machine).
+	waitJS(t, ctx, "harbour's panel", `(() => {
+		const label = document.querySelector('.leaflet-popup [data-testid="pin-label"]');
+		if (label) return label.value === "Harbour";
+		if (!(Date.now() - (window.lastPinClick || 0) < 500)) {
+			window.lastPinClick = Date.now();
+			document.querySelector('.leaflet-marker-icon[title="Harbour"]').click();
+		}
+		return false;
+	})()`)
 	eval[bool](t, ctx, `document.querySelector('[data-testid="pin-link"]').focus() || true`)
 	do(t, ctx, chromedp.KeyEvent("Harb"))
 	waitJS(t, ctx, "picker finds the card", `Array.from(document.querySelectorAll('[data-testid="pin-link-option"]')).some(o => o.textContent.includes("Harbour Town"))`)
