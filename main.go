@@ -49,8 +49,14 @@ func main() {
 	if _, _, err := pb.RootCmd.Find(os.Args[1:]); err != nil {
 		cli.Fail() // an unknown command: cobra prints the error
 	}
-	if err := pb.Execute(); err != nil {
-		log.Fatal(err)
+	run := pb.Execute
+	if cli.Offline(os.Args[1:]) {
+		// Building, checking and testing a tool needs no data directory: PocketBase's
+		// bootstrap would make one in the current directory.
+		run = pb.RootCmd.Execute
+	}
+	if err := run(); err != nil && !cli.Failed() {
+		log.Fatal(err) // a failed command has said why already
 	}
 	if cli.Failed() {
 		os.Exit(1)

@@ -276,3 +276,26 @@ func within(t *testing.T, d time.Duration, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestToolCommandsNeedNoDataDirectory runs tools init, validate and test with the real
+// binary in an empty directory: they work on files only, so no pb_data appears there, and a
+// failure exits non-zero.
+func TestToolCommandsNeedNoDataDirectory(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{{"tools", "init", "quests", "--example", "quests"}, {"tools", "validate", "quests"}, {"tools", "test", "quests"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pb_data")); !os.IsNotExist(err) {
+		t.Fatalf("the tool commands made a data directory: %v", err)
+	}
+	cmd := exec.Command(bin, "tools", "test", "missing")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "missing/tool.json") {
+		t.Fatalf("tools test of a missing tool: %v\n%s", err, out)
+	}
+}

@@ -462,3 +462,9 @@ func printDetails(errOut io.Writer, file string, details map[string]any) {
 		fmt.Fprintln(errOut, terminalSafe(line))
 	}
 }
+
+// Offline reports whether args run a command that needs no data directory: tools init,
+// validate and test work on files only.
+func Offline(args []string) bool {
+	return len(args) >= 2 && args[0] == "tools" && slices.Contains([]string{"init", "validate", "test"}, args[1])
+}
