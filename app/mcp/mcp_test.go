@@ -82,8 +82,14 @@ func TestToolsWithAPIKey(t *testing.T) {
 	var names []string
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
-		if tool.Description == "" || tool.InputSchema == nil {
-			t.Errorf("tool %s lacks a description or schema", tool.Name)
+		if tool.Description == "" || tool.InputSchema == nil || tool.Title == "" || tool.Annotations == nil {
+			t.Errorf("tool %s lacks a description, schema, title or annotations", tool.Name)
+			continue
+		}
+		// Reads say so (clients need not ask before them); nothing else claims to be one.
+		read := strings.HasPrefix(tool.Name, "get_") || strings.HasPrefix(tool.Name, "list_") || tool.Name == "search" || tool.Name == "whoami"
+		if a := tool.Annotations; a.ReadOnlyHint != read || (!read && a.DestructiveHint == nil) {
+			t.Errorf("tool %s: annotations %+v", tool.Name, a)
 		}
 	}
 	sort.Strings(names)

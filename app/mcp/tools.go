@@ -312,7 +312,7 @@ func opsCatalogue() string {
 func (s *Server) addTools(srv *sdk.Server) {
 	// An explicit empty "properties": some clients' function-calling APIs refuse an object
 	// schema without it, which is what the SDK infers from struct{}.
-	sdk.AddTool(srv, &sdk.Tool{Name: "whoami", Description: "The account this connection acts as.",
+	sdk.AddTool(srv, &sdk.Tool{Name: "whoami", Title: "Who am I", Annotations: reads(), Description: "The account this connection acts as.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)},
 		func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, *Me, error) {
 			p, err := principal(req)
@@ -322,7 +322,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &Me{ID: p.UserID, Email: p.Email, Name: p.Name, Credential: p.Kind}, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "list_worlds", Description: "The worlds you are a member of, with your role and each world's plan."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_worlds", Title: "List my worlds", Annotations: reads(), Description: "The worlds you are a member of, with your role and each world's plan."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in PageIn) (*sdk.CallToolResult, *Worlds, error) {
 			p, err := principal(req)
 			if err != nil {
@@ -343,7 +343,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "get_world", Description: "One world."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_world", Title: "Get a world", Annotations: reads(), Description: "One world."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in WorldIn) (*sdk.CallToolResult, *World, error) {
 			w, role, err := s.world(req, in.WorldID, auth.ReadMeta)
 			if err != nil {
@@ -353,7 +353,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "list_documents", Description: "The documents of a world visible in an era (metadata only): characters, places and things (card), timelines, maps, folders, animators."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_documents", Title: "List documents", Annotations: reads(), Description: "The documents of a world visible in an era (metadata only): characters, places and things (card), timelines, maps, folders, animators."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in ListDocumentsIn) (*sdk.CallToolResult, *Documents, error) {
 			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
 			if err != nil {
@@ -374,7 +374,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "get_document", Description: "One document with its current content (data, plain text, version). A viewer of the world gets a card without its secret sections; owners, admins and editors see them, marked secret. Needs the world on Pro or Studio."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_document", Title: "Read a document", Annotations: reads(), Description: "One document with its current content (data, plain text, version). A viewer of the world gets a card without its secret sections; owners, admins and editors see them, marked secret. Needs the world on Pro or Studio."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in DocumentIn) (*sdk.CallToolResult, *DocumentWithContent, error) {
 			d, role, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.ReadContent)
 			if err != nil {
@@ -390,7 +390,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &DocumentWithContent{Document: documentOut(d), Version: c.Version, Data: objects(c.Data)[0], Text: c.Text, Source: c.Source}, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "get_links", Description: "A document's links in an era: outgoing, the documents its text links to with [[…]] (status ok, broken when the target was deleted or is not in the era, unresolved when written by a name no single document has), " +
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_links", Title: "Links and backlinks", Annotations: reads(), Description: "A document's links in an era: outgoing, the documents its text links to with [[…]] (status ok, broken when the target was deleted or is not in the era, unresolved when written by a name no single document has), " +
 		"and incoming, the documents that link to it; each with the sentence around the link. The page selects a page of both lists. Links only secret sections hold are shown to owners, admins and editors only. " +
 		"To link documents, write [[Name]] or [[Name|shown text]] in a section body, folder description or event description: a name exactly one document has is stored by id. Needs the world on Pro or Studio."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in DocumentPageIn) (*sdk.CallToolResult, *store.LinksJSON, error) {
@@ -409,7 +409,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "list_types", Description: "Every document type a world accepts: the built-in ones, then those of the tools installed in it (the world's own types: each with its data schema), " +
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_types", Title: "Document types and their operations", Annotations: reads(), Description: "Every document type a world accepts: the built-in ones, then those of the tools installed in it (the world's own types: each with its data schema), " +
 		"each with its operations and their parameters as JSON Schema. Call it before apply_content_ops on a document whose type is not built in. Any member, every plan."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in WorldIn) (*sdk.CallToolResult, *Types, error) {
 			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
@@ -427,7 +427,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "create_document", Description: "Create a document (its content starts empty; fill it with apply_content_ops). Editors only."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "create_document", Title: "Create a document", Annotations: adds(), Description: "Create a document (its content starts empty; fill it with apply_content_ops). Editors only."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in CreateDocumentIn) (*sdk.CallToolResult, *Document, error) {
 			w, _, err := s.world(req, in.WorldID, auth.Edit)
 			if err != nil {
@@ -442,7 +442,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "apply_content_ops",
+	sdk.AddTool(srv, &sdk.Tool{Name: "apply_content_ops", Title: "Change a document's content", Annotations: changes(),
 		Description: "Change a document's content with typed operations, applied in order, all or none; every accepted call is one new version that people watching see at once. " +
 			"An operation the document's type does not support fails with unsupported_operation and the list of supported ones; a document whose tool was uninstalled fails with tool_not_installed. Needs the world on Pro or Studio; editors only. " +
 			"A world may have more types than the built-in ones below, added by its installed tools: call list_types for their operations and parameters. Built-in operations by document type:" + opsCatalogue()},
@@ -471,7 +471,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &OpsResult{DocumentType: res.DocumentType, Applied: res.Applied, Created: res.Created, Version: res.Version, Ops: objects(res.Ops...)}, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "search", Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. The text of secret card sections is searched, and shown, only for the world's owners, admins and editors. Needs the world on Pro or Studio. While the search index is rebuilt after a failure, it fails with search_rebuilding: retry after retryAfter seconds."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "search", Title: "Search a world", Annotations: reads(), Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. The text of secret card sections is searched, and shown, only for the world's owners, admins and editors. Needs the world on Pro or Studio. While the search index is rebuilt after a failure, it fails with search_rebuilding: retry after retryAfter seconds."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in SearchIn) (*sdk.CallToolResult, *SearchOut, error) {
 			w, role, err := s.world(req, in.WorldID, auth.ReadContent)
 			if err != nil {
@@ -494,7 +494,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &SearchOut{Items: res.Hits, TotalItems: res.Total}, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "list_eras", Description: "The eras (versions) of a world."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_eras", Title: "List eras", Annotations: reads(), Description: "The eras (versions) of a world."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in WorldPageIn) (*sdk.CallToolResult, *Eras, error) {
 			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
 			if err != nil {
@@ -515,7 +515,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "create_era", Description: "Fork an era: a version of the world that inherits everything by reference (copies nothing) and changes separately. Editors only."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "create_era", Title: "Create an era", Annotations: adds(), Description: "Fork an era: a version of the world that inherits everything by reference (copies nothing) and changes separately. Editors only."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in CreateEraIn) (*sdk.CallToolResult, *Era, error) {
 			w, _, err := s.world(req, in.WorldID, auth.Edit)
 			if err != nil {
@@ -528,7 +528,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &Era{ID: e.ID, Name: e.Name, ParentID: e.ParentID}, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "list_projects", Description: "The projects (app instances) of a world."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_projects", Title: "List projects", Annotations: reads(), Description: "The projects (app instances) of a world."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in WorldPageIn) (*sdk.CallToolResult, *Projects, error) {
 			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
 			if err != nil {
@@ -549,7 +549,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "create_project", Description: "Create a project (an app instance) of a known kind, e.g. wiki. Editors only."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "create_project", Title: "Create a project", Annotations: adds(), Description: "Create a project (an app instance) of a known kind, e.g. wiki. Editors only."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in CreateProjectIn) (*sdk.CallToolResult, *Project, error) {
 			w, _, err := s.world(req, in.WorldID, auth.Edit)
 			if err != nil {
@@ -591,4 +591,19 @@ func (s *Server) document(req *sdk.CallToolRequest, worldID, docID, era string, 
 		return store.Document{}, "", fail(apierr.NotFound("document"))
 	}
 	return d, role, nil
+}
+
+// The hints a tool gives clients (MCP tool annotations), so they need not ask a person before
+// every call: reads change nothing; adds create something new and remove nothing; changes
+// (content ops, which may remove items) may destroy. None reaches outside the server.
+func reads() *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
+}
+
+func adds() *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)}
+}
+
+func changes() *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)}
 }
