@@ -53,7 +53,7 @@ type ToolType struct {
 	schemaRaw json.RawMessage
 	ops       []*toolOp
 	byOp      map[string]*toolOp
-	text      []fieldPath
+	text      []textField
 	layout    []string
 }
 
@@ -304,7 +304,7 @@ func (c *checker) toolType(raw json.RawMessage, ptr string, tool *Tool) *ToolTyp
 			case s.typ != "string" || s.format == formatDocumentLink:
 				c.add(pointer(pointer(ptr, "text"), strconv.Itoa(i)), "%q is not a text field (a string that is not a link)", p)
 			default:
-				t.text = append(t.text, fp)
+				t.text = append(t.text, textField{fp, s.markdown})
 			}
 		}
 	} else {
@@ -374,13 +374,13 @@ func (t *ToolType) resolve(path string) (fieldPath, *schema, string) {
 
 // defaultText is every string field that is not a link, in layout order, lists' items
 // included.
-func (t *ToolType) defaultText() []fieldPath {
-	var out []fieldPath
+func (t *ToolType) defaultText() []textField {
+	var out []textField
 	var walk func(s *schema, list, field []string)
 	walk = func(s *schema, list, field []string) {
 		switch {
 		case s.typ == "string" && s.format != formatDocumentLink:
-			out = append(out, fieldPath{list: list, field: slices.Clone(field)})
+			out = append(out, textField{fieldPath{list: list, field: slices.Clone(field)}, s.markdown})
 		case s.typ == "object":
 			for _, p := range s.props {
 				walk(p.s, list, append(slices.Clone(field), p.name))
@@ -393,6 +393,13 @@ func (t *ToolType) defaultText() []fieldPath {
 		walk(p.s, nil, []string{p.name})
 	}
 	return out
+}
+
+// textField is one field of a type's text projection, and whether it holds Markdown (read
+// once, when the manifest is).
+type textField struct {
+	path     fieldPath
+	markdown bool
 }
 
 // toolOp is one declared op of a tool type.

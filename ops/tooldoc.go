@@ -43,24 +43,18 @@ func (d *toolDoc) Text(name string) string { return d.PlainText(name, asIs) }
 // PlainText is Text with each Markdown field through plain.
 func (d *toolDoc) PlainText(name string, plain func(string) string) string {
 	parts := []string{name}
-	for _, fp := range d.t.text {
-		md := d.t.markdownAt(fp)
-		d.eachString(fp, func(s string) {
+	for _, f := range d.t.text {
+		d.eachString(f.path, func(s string) {
 			if s == "" {
 				return
 			}
-			if md {
+			if f.markdown {
 				s = plain(s)
 			}
 			parts = append(parts, s)
 		})
 	}
 	return strings.Join(parts, "\n")
-}
-
-func (t *ToolType) markdownAt(fp fieldPath) bool {
-	_, s, err := t.resolve(fp.String())
-	return err == "" && s.markdown
 }
 
 // eachString calls fn with every string value at fp (one per item when fp is in a list).
