@@ -483,7 +483,7 @@ func OpenAPI() obj {
 		}, "clientId", "clientSeq"),
 	}
 	for _, spec := range ops.Catalog() {
-		schemas[opSchemaName(spec.Name)] = opSchema(spec)
+		schemas[opSchemaName(spec.Name)] = spec.Schema()
 	}
 	// Every POST takes an Idempotency-Key.
 	for _, item := range paths {
@@ -574,49 +574,6 @@ func opRefs() []obj {
 		refs = append(refs, ref(opSchemaName(spec.Name)))
 	}
 	return refs
-}
-
-// opSchema turns one catalogue entry into a closed JSON Schema.
-func opSchema(spec ops.OpSpec) obj {
-	props := obj{"op": obj{"const": spec.Name}}
-	req := []string{"op"}
-	for _, p := range spec.Params {
-		props[p.Name] = paramSchema(p)
-		if p.Required {
-			req = append(req, p.Name)
-		}
-	}
-	return obj{"type": "object", "title": spec.Name, "description": spec.Summary + " (" + spec.DocumentType + " documents)",
-		"properties": props, "required": req, "additionalProperties": false}
-}
-
-func paramSchema(p ops.ParamSpec) obj {
-	s := obj{"type": p.Type}
-	if p.Description != "" {
-		s["description"] = p.Description
-	}
-	if len(p.Enum) > 0 {
-		s["enum"] = p.Enum
-	}
-	if p.Items != nil {
-		s["items"] = paramSchema(*p.Items)
-	}
-	if len(p.Fields) > 0 {
-		props := obj{}
-		var req []string
-		for _, f := range p.Fields {
-			props[f.Name] = paramSchema(f)
-			if f.Required {
-				req = append(req, f.Name)
-			}
-		}
-		s["properties"] = props
-		s["additionalProperties"] = false
-		if len(req) > 0 {
-			s["required"] = req
-		}
-	}
-	return s
 }
 
 // streamCaps is what every event stream's description says of the caps on open streams.

@@ -221,10 +221,10 @@ type CreateDocumentIn struct {
 
 // ApplyOpsIn applies content operations.
 type ApplyOpsIn struct {
-	WorldID    string           `json:"worldId"`
-	DocumentID string           `json:"documentId"`
-	Era        string           `json:"era,omitempty" jsonschema:"apply in this era; empty for the main line"`
-	Ops        []map[string]any `json:"ops" jsonschema:"operations applied in order, all or none; each has \"op\" (e.g. timeline.addEvent) and its parameters"`
+	WorldID    string            `json:"worldId"`
+	DocumentID string            `json:"documentId"`
+	Era        string            `json:"era,omitempty" jsonschema:"apply in this era; empty for the main line"`
+	Ops        []json.RawMessage `json:"ops" jsonschema:"operations applied in order, all or none; each has \"op\" (e.g. timeline.addEvent) and its parameters"`
 }
 
 // SearchIn is a search query.
@@ -442,33 +442,27 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "apply_content_ops", Title: "Change a document's content", Annotations: changes(),
+	// apply_content_ops publishes every op's own schema (ops.items is a oneOf keyed by "op")
+	// but checks its arguments itself: the ops decoder names the bad value
+	// (ops[0].clips[0].id) where a oneOf validator could only say that no branch matched, and
+	// reads numbers exactly (a date beyond 2^53 ms survives).
+	srv.AddTool(&sdk.Tool{Name: "apply_content_ops", Title: "Change a document's content", Annotations: changes(),
 		Description: "Change a document's content with typed operations, applied in order, all or none; every accepted call is one new version that people watching see at once. " +
 			"An operation the document's type does not support fails with unsupported_operation and the list of supported ones; a document whose tool was uninstalled fails with tool_not_installed. Needs the world on Pro or Studio; editors only. " +
-			"A world may have more types than the built-in ones below, added by its installed tools: call list_types for their operations and parameters. Built-in operations by document type:" + opsCatalogue()},
-		func(ctx context.Context, req *sdk.CallToolRequest, in ApplyOpsIn) (*sdk.CallToolResult, *OpsResult, error) {
-			d, _, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.EditContent)
+			"A world may have more types than the built-in ones below, added by its installed tools: call list_types for their operations and parameters. Built-in operations by document type:" + opsCatalogue(),
+		InputSchema: applyOpsSchema(), OutputSchema: outputSchema[OpsResult]()},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			out, err := s.applyOps(req)
 			if err != nil {
-				return nil, nil, err
+				var res sdk.CallToolResult
+				res.SetError(fail(err))
+				return &res, nil
 			}
-			if len(in.Ops) == 0 {
-				return nil, nil, fail(apierr.Field("ops", "\"ops\" must hold at least one operation"))
-			}
-			if len(in.Ops) > 500 {
-				return nil, nil, fail(apierr.New(413, "too_many_ops", "at most 500 operations per call").With("limit", 500))
-			}
-			raw := make([]json.RawMessage, len(in.Ops))
-			for i, op := range in.Ops {
-				if raw[i], err = json.Marshal(op); err != nil {
-					return nil, nil, fail(apierr.Field("ops", "operation %d is not valid JSON", i))
-				}
-			}
-			p, _ := principal(req)
-			res, err := s.Store.ApplyOps(store.WriteRequest{Document: d, EraID: in.Era, Ops: raw, Actor: p.Actor()})
+			text, err := json.Marshal(out)
 			if err != nil {
-				return nil, nil, fail(err)
+				return nil, err
 			}
-			return nil, &OpsResult{DocumentType: res.DocumentType, Applied: res.Applied, Created: res.Created, Version: res.Version, Ops: objects(res.Ops...)}, nil
+			return &sdk.CallToolResult{StructuredContent: out, Content: []sdk.Content{&sdk.TextContent{Text: string(text)}}}, nil
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "search", Title: "Search a world", Annotations: reads(), Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. The text of secret card sections is searched, and shown, only for the world's owners, admins and editors. Needs the world on Pro or Studio. While the search index is rebuilt after a failure, it fails with search_rebuilding: retry after retryAfter seconds."},
