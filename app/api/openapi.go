@@ -212,7 +212,7 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}/documents": obj{
 			"parameters": []obj{worldParam},
 			"get": withParams(operation("listDocuments", "Documents of the world visible in the era (metadata only), oldest first.", "200", listOf("Document"), "404", "422"),
-				queryParam("documentType", "Only documents of this type.", obj{"type": "string"}), eraQuery, pageQuery, perPageQ),
+				queryParam("documentType", "Only documents of this type; a type the world does not have (built in or from an installed tool) is a 422 `unsupported_document_type` with `allowed`.", obj{"type": "string"}), eraQuery, pageQuery, perPageQ),
 			"post": withParams(withBody(operation("createDocument", "Create a document's metadata (editors). Its content starts empty and changes through content operations.", "201", ref("Document"), "400", "403", "404", "413", "415", "422"),
 				object(obj{
 					"name":         str("1 to 200 characters."),

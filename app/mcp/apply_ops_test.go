@@ -176,3 +176,44 @@ func TestApplyOpsSchema(t *testing.T) {
 func callParams(name, args string) *sdk.CallToolParams {
 	return &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(args)}
 }
+
+// TestListsRefuseWhatRESTRefuses: page 0 and an unknown document type are mistakes on MCP as
+// on REST, not an empty or default answer.
+func TestListsRefuseWhatRESTRefuses(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	session := connect(t, s, ann.Key)
+	w := s.World(ann, "Eldoria")
+	var te struct {
+		Error struct {
+			Code, Field string
+			Allowed     []string
+		}
+	}
+	for _, args := range []map[string]any{
+		{"worldId": w, "page": 0},
+		{"worldId": w, "perPage": 0},
+	} {
+		if !call(t, session, "list_documents", args, &te) || te.Error.Code != "invalid_field" {
+			t.Errorf("list_documents %v: %+v", args, te)
+		}
+	}
+	if !call(t, session, "list_documents", map[string]any{"worldId": w, "documentType": "dragon"}, &te) ||
+		te.Error.Code != "unsupported_document_type" || !slices.Contains(te.Error.Allowed, "card") {
+		t.Errorf("list_documents of an unknown type: %+v", te)
+	}
+	var created struct{ Error struct{ Code string } }
+	if !call(t, session, "create_document", map[string]any{"worldId": w, "name": "x", "documentType": "dragon"}, &created) ||
+		created.Error.Code != te.Error.Code {
+		t.Errorf("create_document of an unknown type: %+v", created)
+	}
+	// REST answers the same.
+	res := s.Get(ann.Key, "/api/v1/worlds/"+w+"/documents?documentType=dragon")
+	if res.Status != 422 || !strings.Contains(string(res.Body), "unsupported_document_type") {
+		t.Errorf("REST list of an unknown type: %d %s", res.Status, res.Body)
+	}
+	var l struct{ Items []any }
+	if call(t, session, "list_documents", map[string]any{"worldId": w, "documentType": "card", "page": 1}, &l) {
+		t.Error("list_documents of a known type failed")
+	}
+}

@@ -42,17 +42,18 @@ func principal(req *sdk.CallToolRequest) (auth.Principal, error) {
 
 // PageIn selects a page of a list.
 type PageIn struct {
-	Page    int `json:"page,omitempty" jsonschema:"page number from 1 (default 1)"`
-	PerPage int `json:"perPage,omitempty" jsonschema:"items per page, 1 to 100 (default 50)"`
+	// Pointers, so that a page or perPage of 0 is refused (as on REST), not taken as absent.
+	Page    *int `json:"page,omitempty" jsonschema:"page number from 1 (default 1)"`
+	PerPage *int `json:"perPage,omitempty" jsonschema:"items per page, 1 to 100 (default 50)"`
 }
 
 func (p PageIn) page() (store.Page, error) {
-	pg := store.Page{Page: p.Page, PerPage: p.PerPage}
-	if pg.Page == 0 {
-		pg.Page = 1
+	pg := store.Page{Page: 1, PerPage: 50}
+	if p.Page != nil {
+		pg.Page = *p.Page
 	}
-	if pg.PerPage == 0 {
-		pg.PerPage = 50
+	if p.PerPage != nil {
+		pg.PerPage = *p.PerPage
 	}
 	if pg.Page < 1 {
 		return pg, apierr.Field("page", "page must be a whole number from 1")
