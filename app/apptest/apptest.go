@@ -71,6 +71,11 @@ func WithSignup(mode string) Option { return func(c *config.Config) { c.Signup =
 // WithDefaultPlan sets the plan of new worlds.
 func WithDefaultPlan(plan string) Option { return func(c *config.Config) { c.DefaultPlan = plan } }
 
+// WithMCPAllowedOrigins sets the web origins that may call the MCP endpoint from a browser.
+func WithMCPAllowedOrigins(origins ...string) Option {
+	return func(c *config.Config) { c.MCPAllowedOrigins = origins }
+}
+
 // Start starts a server on a fresh data dir; it stops when the test ends.
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()

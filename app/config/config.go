@@ -59,6 +59,10 @@ type Config struct {
 	// 3D model (glTF) (LOREWEAVE_MAX_IMAGE_MIB, --max-image-mib, LOREWEAVE_MAX_MODEL_MIB,
 	// --max-model-mib; set in MiB, held in bytes).
 	MaxImageBytes, MaxModelBytes int
+	// MCPAllowedOrigins are the web origins (besides this server's own) whose pages may call
+	// the MCP endpoint from a browser (LOREWEAVE_MCP_ALLOWED_ORIGINS, --mcp-allowed-origins;
+	// comma-separated, "*" for any). A request with any other Origin gets 403.
+	MCPAllowedOrigins []string
 }
 
 // LoginWindow and SignupWindow are the periods LoginRateLimit, LoginIPRateLimit and
@@ -87,6 +91,7 @@ type Flags struct {
 	streamIP    string
 	maxImageMiB string
 	maxModelMiB string
+	mcpOrigins  string
 }
 
 // Bind registers Loreweave's flags on fs (the root command's persistent flags).
@@ -103,6 +108,7 @@ func Bind(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&f.streamIP, "max-streams-ip", "", "streams (event streams, MCP requests, PocketBase realtime) open at once per client address; 0 = off (env LOREWEAVE_MAX_STREAMS_IP; default 200)")
 	fs.StringVar(&f.maxImageMiB, "max-image-mib", "", "largest uploaded image (PNG, JPEG, WebP, GIF), in MiB (env LOREWEAVE_MAX_IMAGE_MIB; default 25)")
 	fs.StringVar(&f.maxModelMiB, "max-model-mib", "", "largest uploaded 3D model (.glb, .gltf), in MiB (env LOREWEAVE_MAX_MODEL_MIB; default 100)")
+	fs.StringVar(&f.mcpOrigins, "mcp-allowed-origins", "", "web origins whose pages may call the MCP endpoint from a browser, comma-separated, e.g. https://inspector.example.com; * = any (env LOREWEAVE_MCP_ALLOWED_ORIGINS; default: this server's own only)")
 	return f
 }
 
@@ -122,6 +128,11 @@ func (f *Flags) Load() (Config, error) {
 		c.Signup = v
 	}
 	c.BaseURL = pick(f.baseURL, "LOREWEAVE_BASE_URL")
+	for _, o := range strings.Split(pick(f.mcpOrigins, "LOREWEAVE_MCP_ALLOWED_ORIGINS"), ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.MCPAllowedOrigins = append(c.MCPAllowedOrigins, o)
+		}
+	}
 	for _, r := range []struct {
 		raw, name string
 		dst       *int

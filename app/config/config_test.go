@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -31,7 +32,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c != config.Default() {
+	if !reflect.DeepEqual(c, config.Default()) {
 		t.Fatalf("nothing set: %+v, want %+v", c, config.Default())
 	}
 	if c.LoginRateLimit != 10 || c.LoginIPRateLimit != 50 || c.SignupRateLimit != 20 {

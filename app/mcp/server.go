@@ -42,6 +42,9 @@ type Server struct {
 	BaseURL string
 	// Version is reported to clients.
 	Version string
+	// AllowedOrigins are the web origins, besides this server's own, whose pages may call
+	// the endpoint from a browser (LOREWEAVE_MCP_ALLOWED_ORIGINS); "*" allows any.
+	AllowedOrigins []string
 	// KeyLimit and IPLimit bound requests per credential and per client address (shared
 	// with the REST API).
 	KeyLimit, IPLimit *ratelimit.Limiter
@@ -91,7 +94,14 @@ func (s *Server) Start() error {
 		DisableLocalhostProtection: !isLoopback(host),
 		MaxRequestBodyBytes:        maxBody,
 	})
-	bearer := sdkauth.RequireBearerToken(s.verify, &sdkauth.RequireBearerTokenOptions{
+	// authenticate (below) has verified the token by the time the SDK asks again.
+	verified := func(ctx context.Context, token string, r *http.Request) (*sdkauth.TokenInfo, error) {
+		if ti, ok := r.Context().Value(verifiedKey{}).(*sdkauth.TokenInfo); ok {
+			return ti, nil
+		}
+		return s.verify(ctx, token, r)
+	}
+	bearer := sdkauth.RequireBearerToken(verified, &sdkauth.RequireBearerTokenOptions{
 		ResourceMetadataURL:    s.BaseURL + "/.well-known/oauth-protected-resource" + Path,
 		AllowMissingExpiration: true, // API keys never expire
 	})
@@ -123,7 +133,16 @@ func (s *Server) Start() error {
 			apierr.Write(w, r, nil, ratelimit.Error(wait))
 			return
 		}
-		limited.ServeHTTP(w, r)
+		if origin := r.Header.Get("Origin"); !s.originAllowed(origin) {
+			apierr.Write(w, r, nil, apierr.New(http.StatusForbidden, "origin_not_allowed",
+				"requests from the web page at %s may not use this MCP endpoint; the operator can allow it with LOREWEAVE_MCP_ALLOWED_ORIGINS", origin))
+			return
+		}
+		r, ok := s.authenticate(w, r)
+		if !ok {
+			return
+		}
+		limited.ServeHTTP(&sessionErrors{ResponseWriter: w, id: peekRequestID(r)}, r)
 	})
 
 	s.Store.OnOutbox(s.onOutbox)
