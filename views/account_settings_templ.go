@@ -111,7 +111,7 @@ func AccountPage(p Page, v AccountView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, " <section class=\"card\" aria-labelledby=\"name-title\"><h2 id=\"name-title\">Name</h2><form method=\"post\" action=\"/settings/account/name\" data-testid=\"name-form\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, " <section class=\"card\" aria-labelledby=\"name-title\"><h2 id=\"name-title\">Profile</h2><form method=\"post\" action=\"/settings/account/name\" data-testid=\"name-form\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -57,20 +57,20 @@ func ForgotPasswordPage(p Page, v ForgotPasswordView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if !v.MailEnabled {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"alert\" role=\"status\" data-testid=\"no-mail\"><p>This server cannot send mail, so it cannot send you a link to reset your password.</p><p>Ask the person who runs it to set a new password for you with:</p><pre><code>loreweave users password ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"alert\" role=\"status\" data-testid=\"no-mail\"><p>This server cannot send mail, so it cannot send you a link to reset your password.</p><p>Ask the person who runs it to set a new password for you with:</p><p><code data-testid=\"command\">loreweave users password ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(orEmail(v.Email))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/password_reset.templ`, Line: 22, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/password_reset.templ`, Line: 22, Col: 79}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "</code></pre></div>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "</code></p></div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
