@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/mails"
@@ -62,15 +63,20 @@ func (w *Web) refuseAccountForm(e *core.RequestEvent, u *core.Record, form, fiel
 	return w.renderAccount(e, u, status, v)
 }
 
+// tooMany is a form's 429: what happened, and when to try again (Retry-After).
+func tooMany(what string, wait time.Duration) *apierr.Error {
+	ae := apierr.New(http.StatusTooManyRequests, "rate_limited", "%s; try again in %s", what, retryIn(wait))
+	ae.Header = http.Header{"Retry-After": {strconv.Itoa(ratelimit.Seconds(wait))}}
+	return ae
+}
+
 // checkCurrentPassword checks the password a form asks for before it changes the account.
 // The checks count against the sign-in limits of the client's address and the account's
 // email, so that a borrowed session cannot be used to guess the password.
 func (w *Web) checkCurrentPassword(e *core.RequestEvent, u *core.Record, password string) error {
 	ip := e.RealIP()
 	if ok, wait := w.signIns.begin(ip, u.Email()); !ok {
-		ae := apierr.New(http.StatusTooManyRequests, "rate_limited", "too many wrong passwords; try again in %s", retryIn(wait))
-		ae.Header = http.Header{"Retry-After": {strconv.Itoa(ratelimit.Seconds(wait))}}
-		return ae
+		return tooMany("too many wrong passwords", wait)
 	}
 	if !u.ValidatePassword(password) {
 		return apierr.New(http.StatusUnprocessableEntity, "wrong_password", "your current password is not right")
@@ -115,6 +121,11 @@ func (w *Web) changeEmail(e *core.RequestEvent) error {
 	}
 	if email == u.Email() {
 		return w.refuseAccountForm(e, u, "email", "email", apierr.Field("email", "that is already your email"), v)
+	}
+	// Each request may mail someone else's inbox, or (without mail) tell whether an address
+	// is taken: they count like PocketBase's mail requests, and none is given back.
+	if ok, wait := w.mailRequests.begin(e.RealIP(), u.Email()); !ok {
+		return w.refuseAccountForm(e, u, "email", "email", tooMany("too many email changes", wait), v)
 	}
 	if err := w.checkCurrentPassword(e, u, e.Request.PostFormValue("password")); err != nil {
 		return w.refuseAccountForm(e, u, "email", "password", err, v)
