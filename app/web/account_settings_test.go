@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -340,6 +341,11 @@ func TestDeleteAccount(t *testing.T) {
 	card := cw.doc(t, "Aerendyl", "card", "", "")
 	cw.apply(t, card, "", map[string]any{"op": "card.addSection", "title": "Life", "body": "Sailed."})
 	owned := newWorld(t, s, cat, "Catland")
+	img, err := os.ReadFile(pngFile(t, "coast.png", 40, 30, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploadModel(t, s, cat, w.ID, "coast.png", img)
 
 	b, other := s.SignIn(cat), s.SignIn(cat)
 	token := s.CSRFToken(b, "/settings/account")
@@ -380,6 +386,9 @@ func TestDeleteAccount(t *testing.T) {
 		if n := s.Count(table, where+" = '"+cat.ID+"'"); n != 0 {
 			t.Fatalf("%s still holds %d rows of the deleted account", table, n)
 		}
+	}
+	if s.Count("assets", "world = '"+w.ID+"' AND uploader = ''") != 1 {
+		t.Fatal("Cat's upload did not stay, without its uploader")
 	}
 	// Ann's world keeps what Cat wrote; its history says a deleted account wrote it.
 	h := page(t, s, s.SignIn(ann), "/w/"+w.Slug+"/d/"+card+"/history", http.StatusOK)
