@@ -327,6 +327,8 @@ func (h *Hub) onOutbox(rows []store.OutboxRow) {
 			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindOAuth && c.p.CredentialID == r.Subject })
 		case "session.ended":
 			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindSession && c.p.CredentialID == r.Subject })
+		case auth.SessionsEndedKind: // every session of a user: a new password or email, or the account deleted
+			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindSession && c.p.UserID == r.Subject })
 		case "member.removed":
 			h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.p.UserID == r.Subject })
 		case "document.deleted":

@@ -17,7 +17,7 @@ type OutboxRow struct {
 	Document string `db:"document"`
 	Era      string `db:"era"`
 	// Subject is kind-specific: the key id (key.revoked), the access token id (oauth.revoked),
-	// the hash of the session token (session.ended), the user id (member.*), the plan
+	// the hash of the session token (session.ended), the user id (member.*, sessions.ended), the plan
 	// (world.plan), the project id (project.created), the tool's name (tool.*), the deleted document's metadata as
 	// JSON (document.deleted; read it with DeletedDocument).
 	Subject string `db:"subject"`

@@ -26,6 +26,7 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	// So do its anonymous requests that send mail (password reset, verification, OTP).
 	w.mailRequests = newSignInLimits(w.Config)
 	r.BindFunc(w.limitMailRequests)
+	w.useBaseURLInMails()
 
 	// A signed-out session's token opens nothing on PocketBase's own API either.
 	r.Bind(&hook.Handler[*core.RequestEvent]{Id: "lwEndedSessions", Priority: apis.DefaultLoadAuthTokenMiddlewarePriority + 1, Func: dropEndedSession})
@@ -80,6 +81,19 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.GET("/settings/api-keys", w.apiKeys)
 	g.POST("/settings/api-keys", w.createAPIKey)
 	g.POST("/settings/api-keys/{id}/revoke", w.revokeAPIKey)
+	// The account: name, email, password, deleting it (account_settings.go); the links of
+	// its mails, and a forgotten password (password_reset.go).
+	g.GET("/settings/account", w.accountPage)
+	g.POST("/settings/account/name", w.saveAccountName)
+	g.POST("/settings/account/email", w.changeEmail)
+	g.POST("/settings/account/password", w.changePassword)
+	g.POST("/settings/account/delete", w.deleteAccount)
+	g.GET("/confirm-email", w.confirmEmailForm)
+	g.POST("/confirm-email", w.confirmEmail)
+	g.GET("/forgot-password", w.forgotPasswordForm)
+	g.POST("/forgot-password", w.forgotPassword)
+	g.GET("/reset-password", w.resetPasswordForm)
+	g.POST("/reset-password", w.resetPassword)
 	g.GET("/settings/apps", w.appsPage)
 	g.POST("/settings/apps/{clientId}/revoke", w.revokeApp)
 	g.GET("/oauth/authorize", w.authorizeForm)
