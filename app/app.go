@@ -93,7 +93,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: searcher, Live: lw.Live, KeyLimit: keyLimit, IPLimit: ipLimit}
 		a.Register(se.Router)
 		lw.MCP.BaseURL, lw.MCP.Search, lw.MCP.KeyLimit, lw.MCP.IPLimit = lw.Config.BaseURL, searcher, keyLimit, ipLimit
-		lw.MCP.AllowedOrigins = lw.Config.MCPAllowedOrigins
+		lw.MCP.AllowedOrigins, lw.MCP.DefaultPlan = lw.Config.MCPAllowedOrigins, lw.Config.DefaultPlan
 		if err := lw.MCP.Start(); err != nil {
 			return err
 		}

@@ -94,7 +94,7 @@ func TestToolsWithAPIKey(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	want := "apply_content_ops create_document create_era create_project get_document get_links get_world list_documents list_eras list_projects list_types list_worlds search whoami"
+	want := "apply_content_ops create_document create_era create_project create_world delete_document get_document get_history get_links get_world list_documents list_eras list_projects list_types list_worlds search update_document whoami"
 	if strings.Join(names, " ") != want {
 		t.Fatalf("tools %v", names)
 	}

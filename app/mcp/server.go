@@ -45,6 +45,8 @@ type Server struct {
 	// AllowedOrigins are the web origins, besides this server's own, whose pages may call
 	// the endpoint from a browser (LOREWEAVE_MCP_ALLOWED_ORIGINS); "*" allows any.
 	AllowedOrigins []string
+	// DefaultPlan is the plan of the worlds create_world makes (the server's setting).
+	DefaultPlan string
 	// KeyLimit and IPLimit bound requests per credential and per client address (shared
 	// with the REST API).
 	KeyLimit, IPLimit *ratelimit.Limiter
@@ -83,6 +85,7 @@ func (s *Server) Start() error {
 	})
 	s.mcp.AddReceivingMiddleware(recoverPanics(s.Store.App().Logger()), uniformToolErrors)
 	s.addTools(s.mcp)
+	s.addWorldTools(s.mcp)
 	host := ""
 	if u, err := url.Parse(s.BaseURL); err == nil {
 		host = u.Hostname()
