@@ -77,24 +77,31 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 		ev.World = &WorldMeta{ID: w.ID, Name: w.Name, Genre: w.Genre, Theme: w.Theme}
 	case "world.deleted":
 		// Nothing more to say: the world is gone for everyone (endWorld ends its streams).
-	case "era.created", "era.renamed":
+	case "era.created":
 		e, err := h.store.Era(r.World, r.Era)
 		if err != nil {
 			return ev, false
 		}
 		ev.Era = &EraMeta{ID: e.ID, Name: e.Name, ParentID: e.ParentID}
-	case "era.deleted":
-		e, ok := r.DeletedEra()
+	case "era.renamed", "era.deleted":
+		// As the row recorded it: the name it got then, or the era as it was when deleted.
+		e, ok := r.RecordedEra()
 		if !ok {
 			e = store.Era{ID: r.Era}
 		}
-		ev.Era = &EraMeta{ID: e.ID, Name: e.Name, ParentID: e.ParentID}
-	case "project.created", "project.updated":
+		ev.Era = &EraMeta{ID: r.Era, Name: e.Name, ParentID: e.ParentID}
+	case "project.created":
 		p, err := h.store.Project(r.World, r.Subject)
 		if err != nil {
 			return ev, false
 		}
 		ev.Project = &ProjectMeta{ID: p.ID, Kind: p.Kind, Name: p.Name}
+	case "project.updated":
+		// The project as it is now; the id alone once it is deleted.
+		ev.Project = &ProjectMeta{ID: r.Subject}
+		if p, err := h.store.Project(r.World, r.Subject); err == nil {
+			ev.Project = &ProjectMeta{ID: p.ID, Kind: p.Kind, Name: p.Name}
+		}
 	case "project.deleted":
 		ev.Project = &ProjectMeta{ID: r.Subject}
 	case "tool.installed", "tool.uninstalled":

@@ -29,7 +29,8 @@ func (s *Store) RenameEra(e Era, name string) (Era, error) {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return apierr.ErrNotFound
 		}
-		seq, err = WriteOutbox(tx.DB(), "era.renamed", e.WorldID, "", e.ID, "")
+		subject, _ := json.Marshal(recordedEra{Name: name, ParentID: e.ParentID}) // strings only: cannot fail
+		seq, err = WriteOutbox(tx.DB(), "era.renamed", e.WorldID, "", e.ID, string(subject))
 		return err
 	})
 	if err != nil {
@@ -43,17 +44,18 @@ func (s *Store) RenameEra(e Era, name string) (Era, error) {
 	return e, nil
 }
 
-// DeletedEra is what an era.deleted outbox row keeps of its era in Subject: the row is gone
-// by the time a world event is built from it.
-type DeletedEra struct {
+// recordedEra is what era.renamed and era.deleted outbox rows keep of their era in Subject:
+// the era may be gone (or renamed again) by the time a world event is built from the row.
+type recordedEra struct {
 	Name     string `json:"name"`
 	ParentID string `json:"parentId"`
 }
 
-// DeletedEra returns the era an era.deleted row recorded; ok is false for other rows.
-func (r OutboxRow) DeletedEra() (e Era, ok bool) {
-	var m DeletedEra
-	if r.Kind != "era.deleted" || json.Unmarshal([]byte(r.Subject), &m) != nil {
+// RecordedEra returns the era as an era.renamed or era.deleted row recorded it; ok is false
+// for other rows.
+func (r OutboxRow) RecordedEra() (e Era, ok bool) {
+	var m recordedEra
+	if (r.Kind != "era.renamed" && r.Kind != "era.deleted") || json.Unmarshal([]byte(r.Subject), &m) != nil {
 		return Era{}, false
 	}
 	return Era{ID: r.Era, WorldID: r.World, Name: m.Name, ParentID: m.ParentID}, true
@@ -112,7 +114,7 @@ func (s *Store) DeleteEra(e Era) error {
 				return err
 			}
 		}
-		subject, _ := json.Marshal(DeletedEra{Name: e.Name, ParentID: e.ParentID}) // strings only: cannot fail
+		subject, _ := json.Marshal(recordedEra{Name: e.Name, ParentID: e.ParentID}) // strings only: cannot fail
 		var err error
 		seq, err = WriteOutbox(db, "era.deleted", e.WorldID, "", e.ID, string(subject))
 		return err

@@ -18,7 +18,7 @@ type OutboxRow struct {
 	Era      string `db:"era"`
 	// Subject is kind-specific: the key id (key.revoked), the access token id (oauth.revoked),
 	// the hash of the session token (session.ended), the user id (member.*), the plan
-	// (world.plan), the project id (project.*), the era's name and parent as JSON (era.deleted; read it with DeletedEra), the tool's name (tool.*), the deleted document's metadata as
+	// (world.plan), the project id (project.*), the era's name and parent as JSON (era.renamed, era.deleted; read it with RecordedEra), the tool's name (tool.*), the deleted document's metadata as
 	// JSON (document.deleted; read it with DeletedDocument).
 	Subject string `db:"subject"`
 	Created string `db:"created"`
