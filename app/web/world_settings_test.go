@@ -121,8 +121,13 @@ func TestWorldSettingsForms(t *testing.T) {
 	}
 
 	// Delete: the world goes to the trash on the worlds page, with its days left; Restore opens it again.
+	var wiki struct{ URL string }
+	s.Must(s.Post(owner.Key, "/api/v1/worlds/"+w.ID+"/projects", map[string]any{"name": "Atlas", "kind": "wiki", "config": map[string]any{"visibility": "public"}}), http.StatusCreated).JSON(t, &wiki)
+	page(t, s, s.Browser(), wiki.URL, 200)
 	redirected(t, ed.post(settings+"/delete", url.Values{}), "/?done=trashed")
 	page(t, s, ed.b, "/w/"+w.Slug, 404)
+	page(t, s, ed.b, settings, 404)
+	page(t, s, s.Browser(), wiki.URL, 404) // its public wiki too
 	home := page(t, s, ed.b, "/?done=trashed", 200)
 	if home.Find(`[data-testid="notice"]`).Length() != 1 || home.Find(`[data-testid="world"]`).Length() != 0 {
 		t.Error("the worlds page still lists the deleted world, or says nothing")
@@ -135,6 +140,7 @@ func TestWorldSettingsForms(t *testing.T) {
 	restore := item.Find(`form[data-testid="trash-restore-form"]`).AttrOr("action", "")
 	redirected(t, ed.post(restore, url.Values{}), "/w/"+w.Slug)
 	page(t, s, ed.b, "/w/"+w.Slug, 200)
+	page(t, s, s.Browser(), wiki.URL, 200)
 	// Restoring again, or someone else's world, finds nothing.
 	if res := ed.post(restore, url.Values{}); res.Status != http.StatusNotFound {
 		t.Fatalf("restore again: %d", res.Status)
