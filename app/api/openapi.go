@@ -82,7 +82,7 @@ var errorText = map[string]string{
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
 	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
-	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `era_has_children` with `children`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`; " +
+	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `era_has_children` with `children`, `era_published` with `projects`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`; " +
 		"for tools: `type_conflict` with `documentType` and `tool`, `app_kind_conflict` with `appKind` and `tool`, `tool_upgrade_breaks_documents` with `documents` (up to 100 of {documentId, name, era, documentType, field, message}) and `total`; " +
 		"for content: `tool_not_installed` with `documentType`, the document's tool was uninstalled).",
 	"413": "The body is over 1 MiB (`body_too_large`), carries over 500 operations (`too_many_ops`), or would take the document's stored content past 4 MiB (`document_too_large`, with `limit`; nothing is applied), or an upload is over its limit (`file_too_large`, with `limit`).",
@@ -284,7 +284,7 @@ func OpenAPI() obj {
 			"patch": withBody(operation("renameEra", "Rename an era (owner or admin). Its id, parent and content stay. A body without name answers 400 nothing_to_change. Watchers of the world stream get era.renamed.", "200", ref("Era"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters.")})),
 			"delete": operation("deleteEra", "Delete an era (owner or admin) with what was made in it: the documents created in it (with their history, snapshots, links and search entries), and its own copies of older documents, which are then as they are on the era's parent. "+
-				"An era with child eras is not deleted: 409 era_has_children, with children [{id, name}]; delete those first. Watchers of the world stream get era.deleted; streams of documents in the era end with a last era.deleted event.", "204", nil, "403", "404", "409"),
+				"An era with child eras is not deleted: 409 era_has_children, with children [{id, name}]; delete those first. Nor is one a wiki publishes: 409 era_published, with projects [{id, name}]; publish another era there first. Watchers of the world stream get era.deleted; streams of documents in the era end with a last era.deleted event.", "204", nil, "403", "404", "409"),
 		},
 		"/api/v1/worlds/{worldId}/projects": obj{
 			"parameters": []obj{worldParam},

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -289,6 +290,14 @@ func TestRenameAndDeleteEras(t *testing.T) {
 	s.Must(s.Do(del(w.editor.Key, base+"/eras/"+child.ID)), http.StatusForbidden)
 	s.Must(s.Do(del(w.viewer.Key, base+"/eras/"+child.ID)), http.StatusForbidden)
 	s.Must(s.Do(del(w.other.Key, base+"/eras/"+child.ID)), http.StatusNotFound)
+	// Nor is an era a wiki publishes.
+	var wiki struct{ ID string }
+	s.Must(s.Post(w.owner.Key, base+"/projects", map[string]any{"name": "Chronicle", "kind": "wiki", "config": map[string]any{"eraId": child.ID}}), http.StatusCreated).JSON(t, &wiki)
+	res = s.Do(del(w.owner.Key, base+"/eras/"+child.ID))
+	if res.Status != http.StatusConflict || res.ErrorCode() != "era_published" || !strings.Contains(string(res.Body), wiki.ID) {
+		t.Fatalf("delete of a published era: %d %s", res.Status, res.Body)
+	}
+	s.Must(s.Do(patch(w.owner.Key, base+"/projects/"+wiki.ID, map[string]any{"config": map[string]any{"eraId": ""}})), http.StatusOK)
 	s.Must(s.Do(del(w.admin.Key, base+"/eras/"+child.ID)), http.StatusNoContent)
 	s.Must(s.Do(del(w.owner.Key, base+"/eras/"+age.ID)), http.StatusNoContent)
 	s.Must(s.Do(del(w.owner.Key, base+"/eras/"+age.ID)), http.StatusNotFound)

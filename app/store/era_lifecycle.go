@@ -65,7 +65,8 @@ func (r OutboxRow) RecordedEra() (e Era, ok bool) {
 // documents created in it (their states in every era, op logs, snapshots and links), and
 // the era's own copies of older documents (its states, their op logs, snapshots and links),
 // which leaves those documents as they are on the era's parent. An era with child eras is
-// refused with 409 era_has_children naming them: delete (or keep) them first.
+// refused with 409 era_has_children naming them, one a wiki publishes with 409 era_published
+// naming the wikis: delete (or keep) those eras, or publish another era, first.
 func (s *Store) DeleteEra(e Era) error {
 	var docs []string
 	var seq int64
@@ -86,6 +87,22 @@ func (s *Store) DeleteEra(e Era) error {
 			}
 			return apierr.New(http.StatusConflict, "era_has_children",
 				"the era %q has child eras (%s); delete them first", e.Name, strings.Join(names, ", ")).With("children", list)
+		}
+		// A wiki that publishes the era would stop answering: change its era first.
+		var wikis []Project
+		if err := db.NewQuery("SELECT " + projectCols + " FROM projects WHERE world = {:w} AND kind = {:kind} AND json_extract(config, '$.eraId') = {:era} ORDER BY created, rowid").
+			Bind(dbx.Params{"w": e.WorldID, "era": e.ID, "kind": KindWiki}).All(&wikis); err != nil {
+			return err
+		}
+		if len(wikis) > 0 {
+			names := make([]string, len(wikis))
+			list := make([]map[string]string, len(wikis))
+			for i, p := range wikis {
+				names[i] = fmt.Sprintf("%q", p.Name)
+				list[i] = map[string]string{"id": p.ID, "name": p.Name}
+			}
+			return apierr.New(http.StatusConflict, "era_published",
+				"the era %q is published by the wiki %s; publish another era there first", e.Name, strings.Join(names, ", ")).With("projects", list)
 		}
 		// Every document with something in this era: created in it, or with its own copy.
 		if err := db.NewQuery(`SELECT id FROM documents WHERE world = {:w} AND era = {:era}
