@@ -36,7 +36,7 @@ func TestWorldSettingsPageAccess(t *testing.T) {
 		for _, link := range []struct{ testid, href string }{
 			{"settings-members", "/w/" + w.Slug + "/members"}, {"settings-webhooks", "/w/" + w.Slug + "/webhooks"}, {"settings-export", "/w/" + w.Slug + "/export"},
 		} {
-			if href := d.Find(`[data-testid="` + link.testid + `"]`).AttrOr("href", ""); href != link.href {
+			if href := d.Find(`[data-testid="`+link.testid+`"]`).AttrOr("href", ""); href != link.href {
 				t.Errorf("%s link %q, want %q", link.testid, href, link.href)
 			}
 		}
@@ -111,7 +111,7 @@ func TestWorldSettingsForms(t *testing.T) {
 	if !strings.Contains(msg, "Late Bronze") {
 		t.Errorf("refusal %q does not name the child era", msg)
 	}
-	if doc(t, res).Find(`li[data-id="` + age.ID + `"] [data-testid="form-error"]`).Length() != 1 {
+	if doc(t, res).Find(`li[data-id="`+age.ID+`"] [data-testid="form-error"]`).Length() != 1 {
 		t.Error("the refusal is not shown at its era")
 	}
 	redirected(t, ed.post(settings+"/eras/"+late.ID+"/delete", url.Values{}), settings+"?done=era-deleted")
