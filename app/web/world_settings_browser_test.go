@@ -31,6 +31,7 @@ func TestBrowserWorldSettings(t *testing.T) {
 
 	b := browser(t)
 	signInTo(t, b, s, ann, worldPage, `[data-testid="world-settings"]`)
+	look(t, b, "world-page-with-settings-link")
 	do(t, b, chromedp.Click(chromedp.CSS(`[data-testid="world-settings"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="world-settings-form"]`)))
 	accessible(t, b, axe, "world-settings")
 	shots(t, b, "world-settings")
