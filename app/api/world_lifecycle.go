@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 	"slices"
-	"time"
 
 	"github.com/pocketbase/pocketbase/core"
 
@@ -49,7 +48,7 @@ type TrashedWorldJSON struct {
 
 func trashedWorldJSON(t store.TrashedWorld) TrashedWorldJSON {
 	return TrashedWorldJSON{WorldJSON: worldJSON(t.World, "owner"), Deleted: apiTime(t.Deleted),
-		PurgeAt: t.PurgeAt.UTC().Format(time.RFC3339)}
+		PurgeAt: t.PurgeAt.UTC().Format("2006-01-02T15:04:05.000Z")}
 }
 
 // deleteWorld moves a world to the trash (its owner only): it answers 404 to everyone from

@@ -112,7 +112,7 @@ func TestWorldTrashRestoreAndPurge(t *testing.T) {
 	s.Must(s.Do(del(w.owner.Key, base)), http.StatusOK).JSON(t, &trashed)
 	deleted, err1 := time.Parse(time.RFC3339, trashed.Deleted)
 	purgeAt, err2 := time.Parse(time.RFC3339, trashed.PurgeAt)
-	if err1 != nil || err2 != nil || trashed.ID != w.id || trashed.Role != "owner" || purgeAt.Sub(deleted).Round(time.Second) != store.TrashKeep {
+	if err1 != nil || err2 != nil || trashed.ID != w.id || trashed.Role != "owner" || purgeAt.Sub(deleted) != store.TrashKeep {
 		t.Fatalf("trashed = %+v", trashed)
 	}
 
