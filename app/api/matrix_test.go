@@ -23,6 +23,8 @@ const (
 	edit                      // owner, admin, editor
 	editContent               // editor; pro/studio for keys
 	manage                    // owner, admin
+	own                       // the owner only: other members get 403
+	trashed                   // the owner of a world in the trash: anyone else gets 404
 )
 
 // matrixFixture is a world with one member per role.
@@ -81,6 +83,26 @@ func (f *matrixFixture) tool() string {
 	return f.s.InstallTool(f.world, smallTool(fmt.Sprintf("matrix-%d", f.counter), fmt.Sprintf("matrix_%d", f.counter))).ID
 }
 
+// freshWorld makes a new world of the fixture's owner with the fixture's editor and viewer,
+// for calls that delete or restore a world.
+func (f *matrixFixture) freshWorld() string {
+	f.counter++
+	id := f.s.World(f.users["owner"], fmt.Sprintf("Fresh %d", f.counter))
+	for _, role := range []string{"editor", "viewer"} {
+		f.s.AddMember(f.users["owner"], id, f.users[role], role)
+	}
+	return id
+}
+
+// era creates an era of the world and returns its id.
+func (f *matrixFixture) era() string {
+	era, err := f.s.LW.Store.CreateEra(f.world, "Era", "")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return era.ID
+}
+
 func (f *matrixFixture) project() string {
 	var p struct{ ID string }
 	f.s.Must(f.s.Post(f.users["owner"].Key, "/api/v1/worlds/"+f.world+"/projects", map[string]any{"name": "Wiki", "kind": "wiki"}), http.StatusCreated).JSON(f.t, &p)
@@ -96,6 +118,18 @@ var matrix = map[string]route{
 		return "/api/v1/worlds", map[string]any{"name": "Another"}
 	}},
 	"GET /api/v1/worlds/{worldId}": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world, nil }},
+	"PATCH /api/v1/worlds/{worldId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world, map[string]any{"genre": "fantasy"}
+	}},
+	"DELETE /api/v1/worlds/{worldId}": {own, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.freshWorld(), nil }},
+	"POST /api/v1/worlds/{worldId}/restore": {trashed, func(f *matrixFixture) (string, any) {
+		id := f.freshWorld()
+		if err := f.s.LW.Store.TrashWorld(id); err != nil {
+			f.t.Fatal(err)
+		}
+		return "/api/v1/worlds/" + id + "/restore", nil
+	}},
+	"GET /api/v1/trash": {global, func(f *matrixFixture) (string, any) { return "/api/v1/trash", nil }},
 	"GET /api/v1/worlds/{worldId}/members": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/members", nil
 	}},
@@ -138,6 +172,12 @@ var matrix = map[string]route{
 	"GET /api/v1/worlds/{worldId}/eras": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/eras", nil }},
 	"POST /api/v1/worlds/{worldId}/eras": {edit, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/eras", map[string]any{"name": "Age"}
+	}},
+	"PATCH /api/v1/worlds/{worldId}/eras/{eraId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/eras/" + f.era(), map[string]any{"name": "Renamed"}
+	}},
+	"DELETE /api/v1/worlds/{worldId}/eras/{eraId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/eras/" + f.era(), nil
 	}},
 	"GET /api/v1/worlds/{worldId}/projects": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/projects", nil
@@ -199,11 +239,17 @@ func expected(caller string, need access) int {
 		}
 		return 404
 	case "viewer":
-		if need == edit || need == editContent || need == manage {
+		if need == trashed {
+			return 404
+		}
+		if need == edit || need == editContent || need == manage || need == own {
 			return 403
 		}
 	case "editor":
-		if need == manage {
+		if need == trashed {
+			return 404
+		}
+		if need == manage || need == own {
 			return 403
 		}
 	case "free-plan owner":

@@ -78,11 +78,11 @@ func listOf(item string) obj {
 
 // errorText describes each error status a route may answer.
 var errorText = map[string]string{
-	"400": "Malformed JSON (`malformed_json`), including bytes that are not UTF-8 and lone surrogate escapes; for uploads, a multipart body that cannot be read (`malformed_multipart`).",
+	"400": "Malformed JSON (`malformed_json`), including bytes that are not UTF-8 and lone surrogate escapes; a change with nothing to change (`nothing_to_change`, with `fields`); for uploads, a multipart body that cannot be read (`malformed_multipart`).",
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
 	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
-	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`; " +
+	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `era_has_children` with `children`, `era_published` with `projects`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`; " +
 		"for tools: `type_conflict` with `documentType` and `tool`, `app_kind_conflict` with `appKind` and `tool`, `tool_upgrade_breaks_documents` with `documents` (up to 100 of {documentId, name, era, documentType, field, message}) and `total`; " +
 		"for content: `tool_not_installed` with `documentType`, the document's tool was uninstalled).",
 	"413": "The body is over 1 MiB (`body_too_large`), carries over 500 operations (`too_many_ops`), or would take the document's stored content past 4 MiB (`document_too_large`, with `limit`; nothing is applied), or an upload is over its limit (`file_too_large`, with `limit`).",
@@ -198,6 +198,19 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}": obj{
 			"parameters": []obj{worldParam},
 			"get":        operation("getWorld", "One world.", "200", ref("World"), "404"),
+			"patch": withBody(operation("updateWorld", "Rename the world and/or change its genre (owner or admin). The theme follows the genre as when a world is created; the slug stays, so no address changes. "+
+				"A body with neither member answers 400 nothing_to_change. Watchers of the world stream get world.updated.", "200", ref("World"), "400", "403", "404", "413", "415", "422"),
+				object(obj{"name": str("1 to 200 characters."), "genre": str("At most 200 characters; empty for none. Sets the theme.")}, "name", "genre")),
+			"delete": operation("deleteWorld", "Move the world to its owner's trash (the owner only; an admin gets 403). From then on the world answers 404 to everyone on every route, page, stream, search and MCP tool, as if it did not exist; "+
+				"its open streams end with a last world.deleted event. The owner finds it in GET /api/v1/trash and may restore it for 30 days (POST /api/v1/worlds/{worldId}/restore); "+
+				"then it is purged for good, with its documents, history, eras, projects, tools, members, uploaded files and search entries.", "200", ref("TrashedWorld"), "403", "404"),
+		},
+		"/api/v1/worlds/{worldId}/restore": obj{
+			"parameters": []obj{worldParam},
+			"post":       operation("restoreWorld", "Take a world out of the caller's trash, as it was (its owner only, within 30 days of the delete). To anyone else, and after the purge, the world does not exist: 404.", "200", ref("World"), "404"),
+		},
+		"/api/v1/trash": obj{
+			"get": withParams(operation("listTrash", "The caller's worlds in the trash, most recently deleted first, each with when it was deleted and when it will be purged (30 days later).", "200", listOf("TrashedWorld"), "422"), pageQuery, perPageQ),
 		},
 		"/api/v1/worlds/{worldId}/members": obj{
 			"parameters": []obj{worldParam},
@@ -265,6 +278,13 @@ func OpenAPI() obj {
 			"get":        withParams(operation("listEras", "The world's eras, oldest first.", "200", listOf("Era"), "404", "422"), pageQuery, perPageQ),
 			"post": withBody(operation("createEra", "Fork an era from the main line or another era. It inherits every document by reference: creating it copies nothing. Eras nest at most 32 deep (one forked from the main line is 1 deep); a deeper fork answers 422 era_too_deep with limit.", "201", ref("Era"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "parentId": str("Optional: the era to fork from; omitted, the main line.")}, "parentId")),
+		},
+		"/api/v1/worlds/{worldId}/eras/{eraId}": obj{
+			"parameters": []obj{worldParam, pathParam("eraId", "The era's id.")},
+			"patch": withBody(operation("renameEra", "Rename an era (owner or admin). Its id, parent and content stay. A body without name answers 400 nothing_to_change. Watchers of the world stream get era.renamed.", "200", ref("Era"), "400", "403", "404", "413", "415", "422"),
+				object(obj{"name": str("1 to 200 characters.")})),
+			"delete": operation("deleteEra", "Delete an era (owner or admin) with what was made in it: the documents created in it (with their history, snapshots, links and search entries), and its own copies of older documents, which are then as they are on the era's parent. "+
+				"An era with child eras is not deleted: 409 era_has_children, with children [{id, name}]; delete those first. Nor is one a wiki publishes: 409 era_published, with projects [{id, name}]; publish another era there first. Watchers of the world stream get era.deleted; streams of documents in the era end with a last era.deleted event.", "204", nil, "403", "404", "409"),
 		},
 		"/api/v1/worlds/{worldId}/projects": obj{
 			"parameters": []obj{worldParam},
@@ -362,6 +382,14 @@ func OpenAPI() obj {
 			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "The caller's role."},
 			"ownerId": str("The owner's user id."), "created": dateTime(), "updated": dateTime(),
 		}),
+		"TrashedWorld": object(obj{
+			"id": str("World id."), "slug": str("URL slug."), "name": str("Name."), "genre": str("Genre, may be empty."),
+			"theme": str("Theme derived from the genre."), "plan": obj{"type": "string", "enum": []string{"free", "pro", "studio"}},
+			"role":    obj{"type": "string", "enum": []string{"owner"}, "description": "The caller's role: only the owner sees the trash."},
+			"ownerId": str("The owner's user id."), "created": dateTime(), "updated": dateTime(),
+			"deleted": described(dateTime(), "When the world went to the trash."),
+			"purgeAt": described(dateTime(), "When it will be purged for good, unless restored before: 30 days after deleted."),
+		}),
 		"Member": object(obj{
 			"userId": str("User id."), "email": str("Email."), "name": str("Display name."),
 			"role": obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}}, "created": dateTime(),
@@ -411,12 +439,14 @@ func OpenAPI() obj {
 				"id": str("Document id."), "name": str("Name."), "documentType": str("Document type."),
 				"parentId": str("The folder it sits in; empty at the top."), "eraId": str("The era it was created in; empty for the main line."),
 			}), "Set for document.* events: the document's metadata as it is now, or for a document deleted on the main line, as it was."),
-			"era":     described(object(obj{"id": str("Era id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line.")}), "Set for era.created."),
-			"project": described(object(obj{"id": str("Project id."), "kind": str("App kind."), "name": str("Name.")}), "Set for project.created."),
-			"userId":  str("Set for member.added and member.removed: the member's user id."),
-			"tool":    str("Set for tool.installed (an install or an upgrade) and tool.uninstalled: the tool's name. The world's document types and app kinds changed."),
-			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "For member.added and member.removed: the user's role, while they are a member (absent once they are not)."},
-		}, "document", "era", "project", "userId", "role", "tool"),
+			"world": described(object(obj{"id": str("World id."), "name": str("Name."), "genre": str("Genre."), "theme": str("Theme.")}), "Set for world.updated: the world as it now is."),
+			"era":   described(object(obj{"id": str("Era id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line.")}), "Set for era.created, era.renamed and era.deleted (as it was)."),
+			"project": described(object(obj{"id": str("Project id."), "kind": str("App kind."), "name": str("Name.")}, "kind", "name"),
+				"Set for project.created and project.updated; for project.deleted, the id only."),
+			"userId": str("Set for member.added and member.removed: the member's user id."),
+			"tool":   str("Set for tool.installed (an install or an upgrade) and tool.uninstalled: the tool's name. The world's document types and app kinds changed."),
+			"role":   obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "For member.added and member.removed: the user's role, while they are a member (absent once they are not)."},
+		}, "document", "world", "era", "project", "userId", "role", "tool"),
 		"Tool":             object(toolProps()),
 		"ToolWithManifest": object(mergeProps(toolProps(), obj{"manifest": obj{"type": "object", "description": "The manifest as installed (canonical JSON)."}})),
 		"TypeList": object(obj{"types": arrayOf(object(obj{
@@ -530,7 +560,8 @@ func described(o obj, desc string) obj {
 // worldEventKinds are the events of the world stream (see live.WorldEvent).
 var worldEventKinds = []string{
 	"document.created", "document.renamed", "document.moved", "document.deleted",
-	"era.created", "project.created", "member.added", "member.removed", "tool.installed", "tool.uninstalled",
+	"era.created", "era.renamed", "era.deleted", "project.created", "project.updated", "project.deleted",
+	"member.added", "member.removed", "tool.installed", "tool.uninstalled", "world.updated", "world.deleted",
 }
 
 func toolProps() obj {

@@ -317,7 +317,8 @@ func (h *Hub) heartbeats(ctx context.Context) {
 }
 
 // onOutbox re-checks open streams when access may have changed or a document was deleted,
-// tells document streams of renames and moves, and relays world events.
+// tells document streams of renames and moves, ends the streams of trashed worlds and
+// deleted eras, and relays world events.
 func (h *Hub) onOutbox(rows []store.OutboxRow) {
 	for _, r := range rows {
 		switch r.Kind {
@@ -339,6 +340,11 @@ func (h *Hub) onOutbox(rows []store.OutboxRow) {
 			if r.Subject == "free" {
 				h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.content && c.p.PlanGated() })
 			}
+		case "world.deleted":
+			h.endWorld(r)
+			continue // the last event each stream got
+		case "era.deleted":
+			h.endEra(r)
 		}
 		h.relayWorldEvent(r)
 	}

@@ -78,6 +78,14 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.GET("/w/{slug}/projects/{id}", w.projectSettings)
 	g.POST("/w/{slug}/projects/{id}", w.saveProject)
 	g.POST("/w/{slug}/projects/{id}/delete", w.deleteProject)
+	// World settings (owner and admins): name and genre, eras; the owner deletes the world
+	// to the trash, restored from the worlds page.
+	g.GET("/w/{slug}/settings", w.worldSettings)
+	g.POST("/w/{slug}/settings", w.saveWorldSettings)
+	g.POST("/w/{slug}/settings/eras/{id}", w.renameEra)
+	g.POST("/w/{slug}/settings/eras/{id}/delete", w.deleteEra)
+	g.POST("/w/{slug}/settings/delete", w.deleteWorld)
+	g.POST("/trash/{id}/restore", w.restoreWorld)
 	g.GET("/settings/api-keys", w.apiKeys)
 	g.POST("/settings/api-keys", w.createAPIKey)
 	g.POST("/settings/api-keys/{id}/revoke", w.revokeAPIKey)

@@ -32,7 +32,15 @@ func (w *Web) renderWorlds(e *core.RequestEvent, u *core.Record, status int, f v
 	for i, x := range ws {
 		items[i] = views.WorldItem{Slug: x.Slug, Name: x.Name, Genre: x.Genre, Plan: x.Plan, Role: x.Role}
 	}
-	return render(e, status, views.WorldsPage(page(e, "Your worlds"), items, f))
+	trash, err := w.trashItems(u.Id)
+	if err != nil {
+		return err
+	}
+	switch e.Request.URL.Query().Get("done") {
+	case "trashed":
+		f.Notice = "The world was moved to the trash. You can restore it below for 30 days."
+	}
+	return render(e, status, views.WorldsPage(page(e, "Your worlds"), items, f, trash))
 }
 
 func (w *Web) createWorld(e *core.RequestEvent) error {
