@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"slices"
 
 	"github.com/pocketbase/pocketbase/core"
 
@@ -39,15 +38,8 @@ func (a *API) removeMember(e *core.RequestEvent) error {
 	if err != nil {
 		return apierr.NotFound("member")
 	}
-	switch {
-	case m.Role == "owner":
-		return apierr.New(http.StatusConflict, "owner_required", "the owner cannot be removed from their world")
-	case target == p.UserID:
-		// Anyone but the owner may leave.
-	case !store.CanManage(role):
-		return apierr.Forbidden("your role in this world is %s; removing members needs owner or admin", role)
-	case m.Role == "admin" && role != "owner":
-		return apierr.Forbidden("only the owner can remove admins")
+	if err := store.CheckRemoval(role, m.Role, target == p.UserID); err != nil {
+		return err
 	}
 	if err := a.Store.RemoveMember(w.ID, target); err != nil {
 		return err
@@ -72,21 +64,15 @@ func (a *API) changeMember(e *core.RequestEvent) error {
 	if err := decode(e, &body); err != nil {
 		return err
 	}
-	allowed := append([]string{"owner"}, store.Assignable...)
-	if body.Role == nil || !slices.Contains(allowed, *body.Role) {
-		return apierr.Field("role", "\"role\" must be one of owner, admin, editor, viewer").With("allowed", allowed)
+	if body.Role == nil {
+		return apierr.Field("role", "\"role\" is required: one of owner, admin, editor, viewer")
 	}
 	m, err := a.Store.Member(w.ID, e.Request.PathValue("userId"))
 	if err != nil {
 		return apierr.NotFound("member")
 	}
-	switch {
-	case m.Role == "owner":
-		return apierr.New(http.StatusConflict, "owner_required", "the owner's role cannot be changed; the owner can pass ownership to an admin instead")
-	case *body.Role == "owner" && role != "owner":
-		return apierr.Forbidden("only the owner can pass ownership on")
-	case (*body.Role == "admin" || m.Role == "admin") && role != "owner":
-		return apierr.Forbidden("only the owner can make or unmake admins")
+	if err := store.CheckRoleChange(role, m.Role, *body.Role); err != nil {
+		return err
 	}
 	if *body.Role == "owner" {
 		m, err = a.Store.TransferOwnership(w.ID, m.UserID)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -107,4 +108,38 @@ func (s *Store) TransferOwnership(worldID, toUserID string) (Member, error) {
 	})
 	s.publish(Change{Kind: "member.role", WorldID: worldID})
 	return s.Member(worldID, toUserID)
+}
+
+// CheckRoleChange says whether a member whose role is by may give a member whose role is from
+// the role to ("owner" passes ownership on). The web page and the REST API ask it alike.
+func CheckRoleChange(by, from, to string) error {
+	switch {
+	case to != "owner" && !slices.Contains(Assignable, to):
+		return apierr.Field("role", "\"role\" must be one of owner, admin, editor, viewer").With("allowed", append([]string{"owner"}, Assignable...))
+	case !CanManage(by):
+		return apierr.Forbidden("your role in this world is %s; changing roles needs owner or admin", by)
+	case from == "owner":
+		return ownerRoleFixed()
+	case to == "owner" && by != "owner":
+		return apierr.Forbidden("only the owner can pass ownership on")
+	case (to == "admin" || from == "admin") && by != "owner":
+		return apierr.Forbidden("only the owner can make or unmake admins")
+	}
+	return nil
+}
+
+// CheckRemoval says whether a member whose role is by may remove a member whose role is
+// target; self says they are the same member (leaving).
+func CheckRemoval(by, target string, self bool) error {
+	switch {
+	case target == "owner":
+		return apierr.New(http.StatusConflict, "owner_required", "the owner cannot leave or be removed; pass ownership to an admin first")
+	case self:
+		return nil // anyone but the owner may leave
+	case !CanManage(by):
+		return apierr.Forbidden("your role in this world is %s; removing members needs owner or admin", by)
+	case target == "admin" && by != "owner":
+		return apierr.Forbidden("only the owner can remove admins")
+	}
+	return nil
 }
