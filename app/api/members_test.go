@@ -89,7 +89,9 @@ func TestMemberRoleChanges(t *testing.T) {
 	role := func(u apptest.User) string {
 		var m struct{ Role string }
 		res := s.Get(owner.Key, "/api/v1/worlds/"+w+"/members")
-		var l struct{ Items []struct{ UserID, Role string } }
+		var l struct {
+			Items []struct{ UserID, Role string }
+		}
 		res.JSON(t, &l)
 		for _, it := range l.Items {
 			if it.UserID == u.ID {

@@ -220,11 +220,11 @@ func OpenAPI() obj {
 				"The owner passes ownership on with role \"owner\" for an admin (409 admin_required for anyone else): they become the owner, the owner becomes an admin, and the world's ownerId changes, at once. "+
 				"Each changed member is a member.role event on the world stream.", "200", ref("Member"), "400", "403", "404", "409", "413", "415", "422"),
 				object(obj{"role": obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}}})),
-			"delete":     operation("removeMember", "Remove a member (owner or admin; anyone may remove themselves; the owner cannot be removed).", "204", nil, "403", "404", "409"),
+			"delete": operation("removeMember", "Remove a member (owner or admin; anyone may remove themselves; the owner cannot be removed).", "204", nil, "403", "404", "409"),
 		},
 		"/api/v1/worlds/{worldId}/invitations": obj{
 			"parameters": []obj{worldParam},
-			"get": withParams(operation("listInvitations", "The world's pending invitations, oldest first (owner or admin); expired ones stay listed until renewed or revoked.", "200", listOf("Invitation"), "403", "404", "422"), pageQuery, perPageQ),
+			"get":        withParams(operation("listInvitations", "The world's pending invitations, oldest first (owner or admin); expired ones stay listed until renewed or revoked.", "200", listOf("Invitation"), "403", "404", "422"), pageQuery, perPageQ),
 		},
 		"/api/v1/worlds/{worldId}/invitations/{invitationId}": obj{
 			"parameters": []obj{worldParam, pathParam("invitationId", "The invitation's id.")},

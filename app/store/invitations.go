@@ -99,7 +99,7 @@ func (s *Store) Invite(worldID, email, role, invitedBy string) (inv Invitation, 
 	if err != nil {
 		return Invitation{}, false, fmt.Errorf("store: invite: %w", err)
 	}
-	err = s.app.DB().NewQuery("SELECT "+invitationCols+invitationFrom+"WHERE i.world = {:w} AND i.email = {:e}").
+	err = s.app.DB().NewQuery("SELECT " + invitationCols + invitationFrom + "WHERE i.world = {:w} AND i.email = {:e}").
 		Bind(dbx.Params{"w": worldID, "e": email}).One(&inv)
 	return inv, created, notFound(err)
 }
@@ -112,7 +112,7 @@ func (s *Store) WorldInvitations(worldID string, p Page) ([]Invitation, int, err
 		return nil, 0, fmt.Errorf("store: count invitations: %w", err)
 	}
 	items := []Invitation{}
-	err := s.app.DB().NewQuery("SELECT "+invitationCols+invitationFrom+"WHERE i.world = {:w} ORDER BY i.created, i.rowid LIMIT {:limit} OFFSET {:offset}").
+	err := s.app.DB().NewQuery("SELECT " + invitationCols + invitationFrom + "WHERE i.world = {:w} ORDER BY i.created, i.rowid LIMIT {:limit} OFFSET {:offset}").
 		Bind(dbx.Params{"w": worldID, "limit": p.PerPage, "offset": p.offset()}).All(&items)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list invitations: %w", err)
@@ -128,7 +128,7 @@ func (s *Store) InvitationsFor(email string, p Page) ([]Invitation, int, error) 
 		return nil, 0, fmt.Errorf("store: count invitations: %w", err)
 	}
 	items := []Invitation{}
-	err := s.app.DB().NewQuery("SELECT "+invitationCols+invitationFrom+"WHERE i.email = {:e} AND i.expires > {:now} ORDER BY i.created, i.rowid LIMIT {:limit} OFFSET {:offset}").
+	err := s.app.DB().NewQuery("SELECT " + invitationCols + invitationFrom + "WHERE i.email = {:e} AND i.expires > {:now} ORDER BY i.created, i.rowid LIMIT {:limit} OFFSET {:offset}").
 		Bind(params).All(&items)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list invitations: %w", err)
@@ -139,7 +139,7 @@ func (s *Store) InvitationsFor(email string, p Page) ([]Invitation, int, error) 
 // InvitationFor returns an unexpired invitation addressed to email; any other is not found.
 func (s *Store) InvitationFor(email, id string) (Invitation, error) {
 	var inv Invitation
-	err := s.app.DB().NewQuery("SELECT "+invitationCols+invitationFrom+"WHERE i.id = {:id} AND i.email = {:e} AND i.expires > {:now}").
+	err := s.app.DB().NewQuery("SELECT " + invitationCols + invitationFrom + "WHERE i.id = {:id} AND i.email = {:e} AND i.expires > {:now}").
 		Bind(dbx.Params{"id": id, "e": NormalizeEmail(email), "now": now()}).One(&inv)
 	return inv, notFound(err)
 }
