@@ -50,7 +50,7 @@ func (s *Store) MailInvitation(inv Invitation, inviterName, baseURL string) {
 func (s *Store) InviteeEmail(user *core.Record) (string, error) {
 	if s.app.Settings().SMTP.Enabled && !user.Verified() {
 		return "", apierr.New(http.StatusForbidden, "email_unverified",
-			"verify your email address first: invitations are for the owner of the address (see the mail sent when you signed up, or ask for a new one)")
+			"verify your email address first (open the link in the mail sent when you signed up): invitations are for whoever holds the address")
 	}
 	return NormalizeEmail(user.Email()), nil
 }

@@ -153,3 +153,44 @@ func TestAnswerInvitationsOnWorldsPage(t *testing.T) {
 		t.Fatal("answered invitations still listed")
 	}
 }
+
+// With mail configured, someone who signs up with another person's address does not get
+// that person's invitations: the new account is unverified (PocketBase's verification mail
+// is sent) and the worlds page says why no invitation shows.
+func TestSignupWithMailNeedsVerificationForInvitations(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Owner")
+	var w struct{ ID string }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds", map[string]any{"name": "Eldoria"}), http.StatusCreated).JSON(t, &w)
+	s.Invite(ann, w.ID, "bob@example.test", "editor")
+	s.Invite(ann, w.ID, "carol@example.test", "editor")
+
+	signup := func(email string) *http.Client {
+		t.Helper()
+		b := s.Browser()
+		res := s.PostForm(b, "/signup", url.Values{"csrf": {s.CSRFToken(b, "/signup")}, "email": {email}, "name": {"X"}, "password": {"long enough pw"}})
+		if res.Status != http.StatusSeeOther {
+			t.Fatalf("sign up %s: %d %s", email, res.Status, res.Body)
+		}
+		return b
+	}
+	// Without mail nothing can be verified: the address as signed up counts.
+	bob := signup("bob@example.test")
+	if n := page(t, s, bob, "/", http.StatusOK).Find(`[data-testid="my-invitation"]`).Length(); n != 1 {
+		t.Fatalf("Bob sees %d invitations", n)
+	}
+
+	settings := s.PB.Settings()
+	settings.SMTP.Enabled, settings.SMTP.Host, settings.SMTP.Port = true, "127.0.0.1", 1 // the mail fails; sign-up does not
+	if err := s.PB.Save(settings); err != nil {
+		t.Fatal(err)
+	}
+	mallory := signup("carol@example.test")
+	if n := s.Count("users", "email = 'carol@example.test' AND verified = FALSE"); n != 1 {
+		t.Fatal("an account signed up with mail configured is verified without a mail")
+	}
+	d := page(t, s, mallory, "/", http.StatusOK)
+	if d.Find(`[data-testid="my-invitation"]`).Length() != 0 || !strings.Contains(d.Find(`[data-testid="my-invitations"]`).Text(), "Verify your email") {
+		t.Fatalf("unverified account's worlds page: %q", d.Find(`[data-testid="my-invitations"]`).Text())
+	}
+}
