@@ -25,6 +25,7 @@ const (
 	manage                    // owner, admin
 	own                       // the owner only: other members get 403
 	trashed                   // the owner of a world in the trash: anyone else gets 404
+	others                    // an invitation addressed to somebody else: 404 to everyone
 )
 
 // matrixFixture is a world with one member per role.
@@ -68,6 +69,12 @@ func (f *matrixFixture) member() string {
 	u := f.s.NewUser(fmt.Sprintf("Member %s %d", f.world, f.counter))
 	f.s.AddMember(f.users["owner"], f.world, u, "viewer")
 	return u.ID
+}
+
+// invitation invites a fresh address (of no account) as the owner and returns its id.
+func (f *matrixFixture) invitation() string {
+	f.counter++
+	return f.s.Invite(f.users["owner"], f.world, fmt.Sprintf("invited-%s-%d@example.test", strings.ToLower(f.world), f.counter), "viewer")
 }
 
 // asset uploads a small image as the owner and returns its id.
@@ -140,6 +147,22 @@ var matrix = map[string]route{
 	}},
 	"DELETE /api/v1/worlds/{worldId}/members/{userId}": {manage, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/members/" + f.member(), nil
+	}},
+	"PATCH /api/v1/worlds/{worldId}/members/{userId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/members/" + f.member(), map[string]any{"role": "editor"}
+	}},
+	"GET /api/v1/worlds/{worldId}/invitations": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/invitations", nil
+	}},
+	"DELETE /api/v1/worlds/{worldId}/invitations/{invitationId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/invitations/" + f.invitation(), nil
+	}},
+	"GET /api/v1/invitations": {global, func(f *matrixFixture) (string, any) { return "/api/v1/invitations", nil }},
+	"POST /api/v1/invitations/{invitationId}/accept": {others, func(f *matrixFixture) (string, any) {
+		return "/api/v1/invitations/" + f.invitation() + "/accept", nil
+	}},
+	"POST /api/v1/invitations/{invitationId}/decline": {others, func(f *matrixFixture) (string, any) {
+		return "/api/v1/invitations/" + f.invitation() + "/decline", nil
 	}},
 	"GET /api/v1/worlds/{worldId}/documents": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/documents", nil
@@ -233,6 +256,11 @@ func expected(caller string, need access) int {
 	switch caller {
 	case "no key", "malformed key", "revoked key":
 		return 401
+	}
+	if need == others {
+		return 404
+	}
+	switch caller {
 	case "non-member":
 		if need == global {
 			return 0

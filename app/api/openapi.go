@@ -131,6 +131,12 @@ func withUpgrade(op obj) obj {
 	return op
 }
 
+// withInvitationUpdate adds inviteMember's other success: 200, an address invited already.
+func withInvitationUpdate(op obj) obj {
+	op["responses"].(obj)["200"] = obj{"description": "The address was invited already: its invitation, with the new role and a renewed expiry.", "content": obj{"application/json": obj{"schema": ref("Invitation")}}}
+	return op
+}
+
 // withUpload documents a multipart/form-data request carrying one file in field "file".
 func withUpload(op obj) obj {
 	op["requestBody"] = obj{"required": true, "content": obj{"multipart/form-data": obj{"schema": obj{
@@ -215,12 +221,40 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}/members": obj{
 			"parameters": []obj{worldParam},
 			"get":        withParams(operation("listMembers", "The world's members, oldest first.", "200", listOf("Member"), "404", "422"), pageQuery, perPageQ),
-			"post": withBody(operation("addMember", "Add an existing account to the world (owner or admin; only the owner adds admins).", "201", ref("Member"), "400", "403", "404", "409", "413", "415", "422"),
-				object(obj{"email": str("The account's email."), "role": obj{"type": "string", "enum": []string{"admin", "editor", "viewer"}}})),
+			"post": withInvitationUpdate(withBody(operation("inviteMember", "Invite an email address to the world (owner or admin; only the owner invites admins). "+
+				"The answer is the same whether or not the address has an account: the invitation waits until someone with that email accepts it. "+
+				"An address already invited gets its invitation's role changed and its expiry renewed (200). A member with that email already: 409 already_member. "+
+				"When the operator configured SMTP, the address is told by mail.", "201", ref("Invitation"), "400", "403", "404", "409", "413", "415", "422"),
+				object(obj{"email": str("The email address to invite."), "role": obj{"type": "string", "enum": []string{"admin", "editor", "viewer"}}}))),
 		},
 		"/api/v1/worlds/{worldId}/members/{userId}": obj{
 			"parameters": []obj{worldParam, pathParam("userId", "The member's user id.")},
-			"delete":     operation("removeMember", "Remove a member (owner or admin; anyone may remove themselves; the owner cannot be removed).", "204", nil, "403", "404", "409"),
+			"patch": withBody(operation("changeMember", "Change a member's role (owner or admin; only the owner makes or unmakes admins; the owner's own role cannot be changed: 409 owner_required). "+
+				"The owner passes ownership on with role \"owner\" for an admin (409 admin_required for anyone else): they become the owner, the owner becomes an admin, and the world's ownerId changes, at once. "+
+				"Each changed member is a member.role event on the world stream.", "200", ref("Member"), "400", "403", "404", "409", "413", "415", "422"),
+				object(obj{"role": obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}}})),
+			"delete": operation("removeMember", "Remove a member (owner or admin; anyone may remove themselves; the owner cannot be removed).", "204", nil, "403", "404", "409"),
+		},
+		"/api/v1/worlds/{worldId}/invitations": obj{
+			"parameters": []obj{worldParam},
+			"get":        withParams(operation("listInvitations", "The world's pending invitations, oldest first (owner or admin); expired ones stay listed until renewed or revoked.", "200", listOf("Invitation"), "403", "404", "422"), pageQuery, perPageQ),
+		},
+		"/api/v1/worlds/{worldId}/invitations/{invitationId}": obj{
+			"parameters": []obj{worldParam, pathParam("invitationId", "The invitation's id.")},
+			"delete":     operation("revokeInvitation", "Revoke an invitation (owner or admin).", "204", nil, "403", "404"),
+		},
+		"/api/v1/invitations": obj{
+			"get": withParams(operation("listMyInvitations", "The unexpired invitations addressed to the caller's email, oldest first. "+
+				"When the instance sends mail, the email must be verified first (403 email_unverified).", "200", listOf("Invitation"), "403", "422"), pageQuery, perPageQ),
+		},
+		"/api/v1/invitations/{invitationId}/accept": obj{
+			"parameters": []obj{pathParam("invitationId", "The invitation's id.")},
+			"post": operation("acceptInvitation", "Accept an invitation addressed to the caller's email: the caller becomes a member with its role (one who is a member already keeps their role). "+
+				"Answers the world as the caller now sees it. Anyone else's invitation, and an expired one, is 404.", "200", ref("World"), "403", "404"),
+		},
+		"/api/v1/invitations/{invitationId}/decline": obj{
+			"parameters": []obj{pathParam("invitationId", "The invitation's id.")},
+			"post":       operation("declineInvitation", "Decline an invitation addressed to the caller's email; it is deleted. Anyone else's is 404.", "204", nil, "403", "404"),
 		},
 		"/api/v1/worlds/{worldId}/documents": obj{
 			"parameters": []obj{worldParam},
@@ -394,6 +428,12 @@ func OpenAPI() obj {
 			"userId": str("User id."), "email": str("Email."), "name": str("Display name."),
 			"role": obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}}, "created": dateTime(),
 		}),
+		"Invitation": object(obj{
+			"id": str("Invitation id."), "worldId": str("The world."), "worldName": str("The world's name."),
+			"email": str("The invited address, lower case."), "role": obj{"type": "string", "enum": []string{"admin", "editor", "viewer"}},
+			"invitedBy": str("The user id of who invited (last)."), "inviterName": str("Their display name."),
+			"created": dateTime(), "expires": dateTime(),
+		}),
 		"Document": object(documentProps()),
 		"DocumentWithContent": object(mergeProps(documentProps(), obj{
 			"version":        integer("The content version in this era: 0 before any write, then +1 per accepted content request."),
@@ -443,9 +483,9 @@ func OpenAPI() obj {
 			"era":   described(object(obj{"id": str("Era id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line.")}), "Set for era.created, era.renamed and era.deleted (as it was)."),
 			"project": described(object(obj{"id": str("Project id."), "kind": str("App kind."), "name": str("Name.")}, "kind", "name"),
 				"Set for project.created and project.updated; for project.deleted, the id only."),
-			"userId": str("Set for member.added and member.removed: the member's user id."),
+			"userId": str("Set for member.added, member.removed and member.role: the member's user id."),
 			"tool":   str("Set for tool.installed (an install or an upgrade) and tool.uninstalled: the tool's name. The world's document types and app kinds changed."),
-			"role":   obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "For member.added and member.removed: the user's role, while they are a member (absent once they are not)."},
+			"role":   obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "For member.added, member.removed and member.role: the user's role, while they are a member (absent once they are not)."},
 		}, "document", "world", "era", "project", "userId", "role", "tool"),
 		"Tool":             object(toolProps()),
 		"ToolWithManifest": object(mergeProps(toolProps(), obj{"manifest": obj{"type": "object", "description": "The manifest as installed (canonical JSON)."}})),
@@ -561,7 +601,7 @@ func described(o obj, desc string) obj {
 var worldEventKinds = []string{
 	"document.created", "document.renamed", "document.moved", "document.deleted",
 	"era.created", "era.renamed", "era.deleted", "project.created", "project.updated", "project.deleted",
-	"member.added", "member.removed", "tool.installed", "tool.uninstalled", "world.updated", "world.deleted",
+	"member.added", "member.removed", "member.role", "tool.installed", "tool.uninstalled", "world.updated", "world.deleted",
 }
 
 func toolProps() obj {

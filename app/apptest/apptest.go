@@ -311,10 +311,25 @@ func (s *Server) Document(u User, worldID, name, docType string) string {
 	return d.ID
 }
 
-// AddMember adds member to the world with a role, as owner.
+// AddMember adds member to the world with a role: owner invites their email, and member
+// accepts.
 func (s *Server) AddMember(owner User, worldID string, member User, role string) {
 	s.t.Helper()
-	s.Must(s.Post(owner.Key, "/api/v1/worlds/"+worldID+"/members", map[string]any{"email": member.Email, "role": role}), http.StatusCreated)
+	var inv struct{ ID string }
+	s.Must(s.Post(owner.Key, "/api/v1/worlds/"+worldID+"/members", map[string]any{"email": member.Email, "role": role}), http.StatusCreated).JSON(s.t, &inv)
+	s.Must(s.Post(member.Key, "/api/v1/invitations/"+inv.ID+"/accept", nil), http.StatusOK)
+}
+
+// Invite invites an email to the world as manager and returns the invitation's id.
+func (s *Server) Invite(manager User, worldID, email, role string) string {
+	s.t.Helper()
+	var inv struct{ ID string }
+	res := s.Post(manager.Key, "/api/v1/worlds/"+worldID+"/members", map[string]any{"email": email, "role": role})
+	if res.Status != http.StatusCreated && res.Status != http.StatusOK {
+		s.t.Fatalf("apptest: invite %s: %d %s", email, res.Status, res.Body)
+	}
+	res.JSON(s.t, &inv)
+	return inv.ID
 }
 
 // Count returns the number of rows of a table matching an optional SQL condition.

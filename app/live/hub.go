@@ -332,6 +332,11 @@ func (h *Hub) onOutbox(rows []store.OutboxRow) {
 			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindSession && c.p.UserID == r.Subject })
 		case "member.removed":
 			h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.p.UserID == r.Subject })
+		case "member.role":
+			// A new role may see less of a document (secret sections) or more: its streams
+			// close, and the client reconnects with the role. The world stream shows every
+			// role the same and stays open, to tell of the change.
+			h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.p.UserID == r.Subject && c.content })
 		case "document.deleted":
 			h.endDeleted(r)
 		case "document.renamed", "document.moved":

@@ -22,7 +22,7 @@ type WorldEvent struct {
 	Era *EraMeta `json:"era,omitempty"`
 	// Project is set for project.created, project.updated and project.deleted (the id only).
 	Project *ProjectMeta `json:"project,omitempty"`
-	// UserID is set for member.added and member.removed.
+	// UserID is set for member.added, member.removed and member.role.
 	UserID string `json:"userId,omitempty"`
 	Role   string `json:"role,omitempty"`
 	// Tool is the tool's name, for tool.installed (or upgraded) and tool.uninstalled: the
@@ -106,7 +106,7 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 		ev.Project = &ProjectMeta{ID: r.Subject}
 	case "tool.installed", "tool.uninstalled":
 		ev.Tool = r.Subject
-	case "member.added", "member.removed":
+	case "member.added", "member.removed", "member.role":
 		ev.UserID = r.Subject
 		if m, err := h.store.Member(r.World, r.Subject); err == nil {
 			ev.Role = m.Role

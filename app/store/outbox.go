@@ -29,7 +29,7 @@ type OutboxRow struct {
 // worldEventKinds are the changes a world's event stream relays.
 var worldEventKinds = map[string]bool{
 	"document.created": true, "document.renamed": true, "document.moved": true, "document.deleted": true,
-	"era.created": true, "project.created": true, "member.added": true, "member.removed": true,
+	"era.created": true, "project.created": true, "member.added": true, "member.removed": true, "member.role": true,
 	"tool.installed": true, "tool.uninstalled": true,
 	"world.updated": true, "world.deleted": true, "era.renamed": true, "era.deleted": true,
 	"project.updated": true, "project.deleted": true,

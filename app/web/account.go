@@ -44,6 +44,9 @@ func (w *Web) signup(e *core.RequestEvent) error {
 		f.Error = apierr.From(err).Message
 		return render(e, http.StatusUnprocessableEntity, views.SignupPage(page(e, "Create account"), f))
 	}
+	if err := w.verifyByMail(u); err != nil {
+		return err
+	}
 	if err := w.startSession(e, u); err != nil {
 		return err
 	}

@@ -86,6 +86,17 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.POST("/w/{slug}/settings/eras/{id}/delete", w.deleteEra)
 	g.POST("/w/{slug}/settings/delete", w.deleteWorld)
 	g.POST("/trash/{id}/restore", w.restoreWorld)
+	// Members (members.go): anyone reads the list and may leave; managers invite, change
+	// roles, remove and revoke; the owner passes ownership on. Invitations are answered from
+	// the worlds page.
+	g.GET("/w/{slug}/members", w.membersPage)
+	g.POST("/w/{slug}/members", w.inviteMember)
+	g.POST("/w/{slug}/members/transfer", w.transferOwnership)
+	g.POST("/w/{slug}/members/{userId}/role", w.changeMemberRole)
+	g.POST("/w/{slug}/members/{userId}/remove", w.removeMember)
+	g.POST("/w/{slug}/invitations/{id}/revoke", w.revokeInvitation)
+	g.POST("/invitations/{id}/accept", w.answerInvitation(true))
+	g.POST("/invitations/{id}/decline", w.answerInvitation(false))
 	g.GET("/settings/api-keys", w.apiKeys)
 	g.POST("/settings/api-keys", w.createAPIKey)
 	g.POST("/settings/api-keys/{id}/revoke", w.revokeAPIKey)

@@ -40,7 +40,12 @@ func (w *Web) renderWorlds(e *core.RequestEvent, u *core.Record, status int, f v
 	case "trashed":
 		f.Notice = "The world was moved to the trash. You can restore it below for 30 days."
 	}
-	return render(e, status, views.WorldsPage(page(e, "Your worlds"), items, f, trash))
+	invitations, invitationsErr, err := w.myInvitations(u)
+	if err != nil {
+		return err
+	}
+	p := page(e, "Your worlds")
+	return render(e, status, views.WorldsPage(p, items, f, views.PendingInvitations(p.CSRF, invitations, invitationsErr), trash))
 }
 
 func (w *Web) createWorld(e *core.RequestEvent) error {
