@@ -103,6 +103,16 @@ func TestWorldTrashRestoreAndPurge(t *testing.T) {
 		t.Fatalf("the asset's file is not where expected: %v", err)
 	}
 
+	// A pending invitation: hidden from the invitee while the world is in the trash, purged
+	// with it.
+	invitee := s.NewUser("Ivy")
+	s.Must(s.Post(w.owner.Key, base+"/members", map[string]any{"email": invitee.Email, "role": "viewer"}), http.StatusCreated)
+	var invitations struct{ TotalItems int }
+	s.Must(s.Get(invitee.Key, "/api/v1/invitations"), http.StatusOK).JSON(t, &invitations)
+	if invitations.TotalItems != 1 {
+		t.Fatalf("invitations before the trash: %+v", invitations)
+	}
+
 	// Only the owner deletes.
 	for _, u := range []apptest.User{w.admin, w.editor, w.viewer} {
 		s.Must(s.Do(del(u.Key, base)), http.StatusForbidden)
@@ -110,6 +120,10 @@ func TestWorldTrashRestoreAndPurge(t *testing.T) {
 	s.Must(s.Do(del(w.other.Key, base)), http.StatusNotFound)
 	var trashed struct{ ID, Name, Role, Deleted, PurgeAt string }
 	s.Must(s.Do(del(w.owner.Key, base)), http.StatusOK).JSON(t, &trashed)
+	s.Must(s.Get(invitee.Key, "/api/v1/invitations"), http.StatusOK).JSON(t, &invitations)
+	if invitations.TotalItems != 0 {
+		t.Errorf("invitations to a trashed world: %+v", invitations)
+	}
 	deleted, err1 := time.Parse(time.RFC3339, trashed.Deleted)
 	purgeAt, err2 := time.Parse(time.RFC3339, trashed.PurgeAt)
 	if err1 != nil || err2 != nil || trashed.ID != w.id || trashed.Role != "owner" || purgeAt.Sub(deleted) != store.TrashKeep {
@@ -178,7 +192,7 @@ func TestWorldTrashRestoreAndPurge(t *testing.T) {
 		"worlds": "id = '" + w.id + "'", "documents": "world = '" + w.id + "'", "document_states": "document = '" + doc + "'",
 		"document_ops": "document = '" + doc + "'", "document_snapshots": "document = '" + doc + "'", "document_links": "world = '" + w.id + "'",
 		"eras": "world = '" + w.id + "'", "projects": "world = '" + w.id + "'", "tools": "world = '" + w.id + "'",
-		"world_members": "world = '" + w.id + "'", "assets": "world = '" + w.id + "'", "world_event_seqs": "world = '" + w.id + "'",
+		"world_members": "world = '" + w.id + "'", "invitations": "world = '" + w.id + "'", "assets": "world = '" + w.id + "'", "world_event_seqs": "world = '" + w.id + "'",
 	} {
 		if n := s.Count(table, where); n != 0 {
 			t.Errorf("%s keeps %d rows of the purged world", table, n)

@@ -36,7 +36,8 @@ type Invitation struct {
 
 const invitationCols = "i.id, i.world, i.email, i.role, i.invitedBy, i.created, i.expires, w.name AS worldName, w.slug AS worldSlug, COALESCE(u.name, '') AS inviterName"
 
-const invitationFrom = " FROM invitations i JOIN worlds w ON w.id = i.world LEFT JOIN users u ON u.id = i.invitedBy "
+// A world in the trash has no invitations to answer (they come back with the world).
+const invitationFrom = " FROM invitations i JOIN worlds w ON w.id = i.world AND w.deleted = '' LEFT JOIN users u ON u.id = i.invitedBy "
 
 // Assignable are the roles a member can be invited with or given; a world has exactly one
 // owner, who passes ownership on to an admin (TransferOwnership).
@@ -124,7 +125,7 @@ func (s *Store) WorldInvitations(worldID string, p Page) ([]Invitation, int, err
 func (s *Store) InvitationsFor(email string, p Page) ([]Invitation, int, error) {
 	params := dbx.Params{"e": NormalizeEmail(email), "now": now(), "limit": p.PerPage, "offset": p.offset()}
 	var total int
-	if err := s.app.DB().NewQuery("SELECT COUNT(*) FROM invitations WHERE email = {:e} AND expires > {:now}").Bind(params).Row(&total); err != nil {
+	if err := s.app.DB().NewQuery("SELECT COUNT(*)" + invitationFrom + "WHERE i.email = {:e} AND i.expires > {:now}").Bind(params).Row(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count invitations: %w", err)
 	}
 	items := []Invitation{}

@@ -203,6 +203,7 @@ func (s *Store) purgeWorld(worldID string) error {
 			"DELETE FROM projects WHERE world = {:w}",
 			"DELETE FROM tools WHERE world = {:w}",
 			"DELETE FROM world_members WHERE world = {:w}",
+			"DELETE FROM invitations WHERE world = {:w}",
 			"DELETE FROM assets WHERE world = {:w}",
 			"DELETE FROM world_event_seqs WHERE world = {:w}",
 			"DELETE FROM outbox WHERE world = {:w} AND seq <= {:first} AND seq < (SELECT MAX(seq) FROM outbox)",
