@@ -485,6 +485,12 @@ func OpenAPI() obj {
 	for _, spec := range ops.Catalog() {
 		schemas[opSchemaName(spec.Name)] = opSchema(spec)
 	}
+	for k, v := range webhookPaths() {
+		paths[k] = v
+	}
+	for k, v := range webhookSchemas() {
+		schemas[k] = v
+	}
 	// Every POST takes an Idempotency-Key.
 	for _, item := range paths {
 		if post, ok := item.(obj)["post"].(obj); ok {

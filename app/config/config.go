@@ -59,6 +59,13 @@ type Config struct {
 	// 3D model (glTF) (LOREWEAVE_MAX_IMAGE_MIB, --max-image-mib, LOREWEAVE_MAX_MODEL_MIB,
 	// --max-model-mib; set in MiB, held in bytes).
 	MaxImageBytes, MaxModelBytes int
+	// WebhooksAllowPrivate lets webhooks call loopback, private-network, link-local and
+	// other non-public addresses (LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE, --webhooks-allow-private).
+	WebhooksAllowPrivate bool
+	// WebhookRetryBase is the wait before a failed delivery's second attempt; each later
+	// wait doubles, up to an hour (LOREWEAVE_WEBHOOKS_RETRY_BASE, a Go duration such as 30s;
+	// shorter values are for tests).
+	WebhookRetryBase time.Duration
 }
 
 // LoginWindow and SignupWindow are the periods LoginRateLimit, LoginIPRateLimit and
@@ -71,7 +78,7 @@ const (
 // Default returns the configuration used when nothing is set.
 func Default() Config {
 	return Config{DefaultPlan: "studio", Signup: "open", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20, StreamIPLimit: 200,
-		MaxImageBytes: 25 << 20, MaxModelBytes: 100 << 20}
+		MaxImageBytes: 25 << 20, MaxModelBytes: 100 << 20, WebhookRetryBase: 30 * time.Second}
 }
 
 // Flags holds the flag values until Load reads them.
@@ -87,6 +94,7 @@ type Flags struct {
 	streamIP    string
 	maxImageMiB string
 	maxModelMiB string
+	hooksAllow  bool
 }
 
 // Bind registers Loreweave's flags on fs (the root command's persistent flags).
@@ -103,6 +111,7 @@ func Bind(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&f.streamIP, "max-streams-ip", "", "streams (event streams, MCP requests, PocketBase realtime) open at once per client address; 0 = off (env LOREWEAVE_MAX_STREAMS_IP; default 200)")
 	fs.StringVar(&f.maxImageMiB, "max-image-mib", "", "largest uploaded image (PNG, JPEG, WebP, GIF), in MiB (env LOREWEAVE_MAX_IMAGE_MIB; default 25)")
 	fs.StringVar(&f.maxModelMiB, "max-model-mib", "", "largest uploaded 3D model (.glb, .gltf), in MiB (env LOREWEAVE_MAX_MODEL_MIB; default 100)")
+	fs.BoolVar(&f.hooksAllow, "webhooks-allow-private", false, "let webhooks call loopback and private-network addresses (env LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE=true; default: refused)")
 	return f
 }
 
@@ -157,6 +166,22 @@ func (f *Flags) Load() (Config, error) {
 			return c, fmt.Errorf("config: %s %q is not a whole number of MiB from 1", r.name, r.raw)
 		}
 		*r.dst = n << 20
+	}
+	if f.hooksAllow {
+		c.WebhooksAllowPrivate = true
+	} else if v := os.Getenv("LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("config: LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE %q is not true or false", v)
+		}
+		c.WebhooksAllowPrivate = b
+	}
+	if v := os.Getenv("LOREWEAVE_WEBHOOKS_RETRY_BASE"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("config: LOREWEAVE_WEBHOOKS_RETRY_BASE %q is not a positive duration such as 30s", v)
+		}
+		c.WebhookRetryBase = d
 	}
 	return c, c.Validate()
 }
