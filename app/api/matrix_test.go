@@ -210,7 +210,7 @@ var matrix = map[string]route{
 	"GET /api/v1/worlds/{worldId}/search": {readContent, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/search?q=doc", nil
 	}},
-	"GET /api/v1/worlds/{worldId}/events": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/events", nil }},
+	"GET /api/v1/worlds/{worldId}/events":   {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/events", nil }},
 	"GET /api/v1/worlds/{worldId}/webhooks": {manage, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/webhooks", nil }},
 	"POST /api/v1/worlds/{worldId}/webhooks": {manage, func(f *matrixFixture) (string, any) {
 		f.clearWebhooks()
