@@ -19,6 +19,7 @@ import (
 // refused URL says why beside its field. Looked at light and dark, desktop and phone.
 func TestBrowserWebhooksPage(t *testing.T) {
 	ctx := browser(t)
+	axe := axeSource(t)
 	s := apptest.Start(t, func(c *config.Config) { c.WebhooksAllowPrivate = true })
 	var calls atomic.Int32
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }))
@@ -104,6 +105,7 @@ func TestBrowserWebhooksPage(t *testing.T) {
 		width      int64
 	}{{"light-desktop", page, 1280}, {"light-phone", page, 390}, {"dark-desktop", darkPage, 1280}, {"dark-phone", darkPage, 390}} {
 		do(t, ctx, chromedp.EmulateViewport(v.width, 900), chromedp.Navigate(s.URL+v.path), chromedp.WaitVisible(chromedp.CSS(`[data-testid="webhook"]`)))
+		accessible(t, ctx, axe, "webhooks-"+v.name)
 		look(t, ctx, "webhooks-"+v.name)
 	}
 	do(t, ctx, chromedp.EmulateViewport(1280, 900))
