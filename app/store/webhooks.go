@@ -345,17 +345,20 @@ type DueDelivery struct {
 	Delivery
 	URL    string `db:"url"`
 	Secret string `db:"secret"`
+	First  int64  `db:"first"`
 }
 
-// DueDeliveries returns up to limit pending deliveries of enabled webhooks due by at, oldest
-// first.
+// DueDeliveries returns, for up to limit enabled webhooks, the oldest of their pending
+// deliveries that is due by at: one per webhook, so that a webhook gets its deliveries one at
+// a time, in order, and one with a long queue does not hold up the others.
 func (s *Store) DueDeliveries(at time.Time, limit int) ([]DueDelivery, error) {
 	var out []DueDelivery
+	// SQLite takes the bare columns of a MIN() aggregate from the row holding the minimum.
 	err := s.app.DB().NewQuery(`SELECT d.id, d.webhook, COALESCE(d.seq, 0) AS seq, d.kind, d.payload, d.status, d.attempts, d.nextAttempt,
-			d.lastStatus, d.lastError, d.responseMs, d.created, d.delivered, h.url, h.secret
+			d.lastStatus, d.lastError, d.responseMs, d.created, d.delivered, h.url, h.secret, MIN(d.rowid) AS first
 		FROM webhook_deliveries d JOIN webhooks h ON h.id = d.webhook
 		WHERE d.status = 'pending' AND d.nextAttempt <= {:at} AND h.enabled = 1
-		ORDER BY d.nextAttempt, d.rowid LIMIT {:limit}`).
+		GROUP BY d.webhook ORDER BY first LIMIT {:limit}`).
 		Bind(dbx.Params{"at": at.UTC().Format(dbTime), "limit": limit}).All(&out)
 	if err != nil {
 		return nil, fmt.Errorf("store: due deliveries: %w", err)

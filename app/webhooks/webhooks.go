@@ -51,6 +51,13 @@ type Service struct {
 
 	client *http.Client
 	nudge  chan struct{}
+	// The dispatcher's place in the outbox: saved is the cursor as stored (at savedAt), pos
+	// how far it has read. Rows no webhook wanted move only pos, and the cursor is stored
+	// with the next deliveries or after cursorSaveEvery, so that a change nobody listens to
+	// costs no write. Only the dispatcher's goroutine touches them.
+	saved, pos int64
+	savedAt    time.Time
+	loaded     bool
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -162,12 +169,17 @@ func (s *Service) wake() {
 	}
 }
 
-// dispatchBatch bounds the outbox rows handed over in one transaction.
-const dispatchBatch = 500
+// dispatchBatch bounds the outbox rows handed over in one transaction; cursorSaveEvery is
+// how often the cursor is stored when no delivery moves it.
+const (
+	dispatchBatch   = 500
+	cursorSaveEvery = 5 * time.Second
+)
 
 // dispatchLoop hands outbox rows to webhooks as they are committed (at once for this
 // process's writes, within store.OutboxPoll for others').
 func (s *Service) dispatchLoop(ctx context.Context) {
+	s.loaded = false
 	wake := make(chan struct{}, 1)
 	remove := s.Store.OnChange(func(store.Change) {
 		select {
@@ -206,11 +218,14 @@ func (s *Service) dispatchLoop(ctx context.Context) {
 // dispatch hands the next batch of outbox rows to the webhooks that want them and returns
 // how many rows it read.
 func (s *Service) dispatch() (int, error) {
-	from, err := s.Store.WebhookCursor()
-	if err != nil {
-		return 0, err
+	if !s.loaded {
+		saved, err := s.Store.WebhookCursor()
+		if err != nil {
+			return 0, err
+		}
+		s.saved, s.pos, s.savedAt, s.loaded = saved, saved, time.Now(), true
 	}
-	rows, err := s.Store.OutboxSince(from, dispatchBatch)
+	rows, err := s.Store.OutboxSince(s.pos, dispatchBatch)
 	if err != nil || len(rows) == 0 {
 		return 0, err
 	}
@@ -225,7 +240,9 @@ func (s *Service) dispatch() (int, error) {
 	var ds []store.Delivery
 	for _, r := range rows {
 		for _, h := range byWorld[r.World] {
-			if !h.Wants(r.Kind) {
+			// A row read again after a restart (the cursor was not stored past it) goes only
+			// to webhooks that existed when it was committed, as it would have then.
+			if !h.Wants(r.Kind) || r.Created < h.Created {
 				continue
 			}
 			d := store.Delivery{ID: store.NewDeliveryID(), WebhookID: h.ID, Seq: r.Seq, Kind: r.Kind}
@@ -237,9 +254,16 @@ func (s *Service) dispatch() (int, error) {
 			ds = append(ds, d)
 		}
 	}
-	if err := s.Store.EnqueueDeliveries(from, rows[len(rows)-1].Seq, ds); err != nil {
+	last := rows[len(rows)-1].Seq
+	if len(ds) == 0 && time.Since(s.savedAt) < cursorSaveEvery {
+		s.pos = last
+		return len(rows), nil
+	}
+	if err := s.Store.EnqueueDeliveries(s.saved, last, ds); err != nil {
+		s.loaded = false // read the stored cursor again
 		return 0, err
 	}
+	s.saved, s.pos, s.savedAt = last, last, time.Now()
 	return len(rows), nil
 }
 
@@ -300,7 +324,8 @@ func (s *Service) payload(id string, r store.OutboxRow) Payload {
 	return p
 }
 
-// sendLoop sends due deliveries, Workers at a time.
+// sendLoop sends due deliveries, up to Workers at once and one at a time per webhook (so
+// that a webhook's deliveries arrive in order while they succeed).
 func (s *Service) sendLoop(ctx context.Context) {
 	log := s.Store.App().Logger()
 	tick := min(max(s.RetryBase, 50*time.Millisecond), time.Second)
@@ -308,7 +333,7 @@ func (s *Service) sendLoop(ctx context.Context) {
 	defer t.Stop()
 	slots := make(chan struct{}, max(s.Workers, 1))
 	var mu sync.Mutex
-	inFlight := map[string]bool{}
+	busy := map[string]bool{} // webhooks with a delivery in flight
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	var pruned time.Time
@@ -319,28 +344,37 @@ func (s *Service) sendLoop(ctx context.Context) {
 				log.Warn("webhooks: prune deliveries", "error", err.Error())
 			}
 		}
-		due, err := s.Store.DueDeliveries(time.Now(), cap(slots)*4)
+		due, err := s.Store.DueDeliveries(time.Now(), 100)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("webhooks: read due deliveries", "error", err.Error())
 		}
 		for _, d := range due {
 			mu.Lock()
-			busy := inFlight[d.ID]
-			inFlight[d.ID] = true
+			taken := busy[d.WebhookID]
+			busy[d.WebhookID] = true
 			mu.Unlock()
-			if busy {
+			if taken {
 				continue
 			}
 			select {
 			case slots <- struct{}{}:
 			case <-ctx.Done():
+				mu.Lock()
+				delete(busy, d.WebhookID)
+				mu.Unlock()
 				return
 			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer background.Recover(log, "webhook delivery")
-				defer func() { <-slots; mu.Lock(); delete(inFlight, d.ID); mu.Unlock() }()
+				defer func() {
+					<-slots
+					mu.Lock()
+					delete(busy, d.WebhookID)
+					mu.Unlock()
+					s.wake() // the webhook's next delivery may be due
+				}()
 				s.deliver(ctx, d)
 			}()
 		}
