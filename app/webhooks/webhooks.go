@@ -58,8 +58,8 @@ type Service struct {
 	saved, pos int64
 	savedAt    time.Time
 	loaded     bool
-	cancel context.CancelFunc
-	done   chan struct{}
+	cancel     context.CancelFunc
+	done       chan struct{}
 }
 
 // New returns the service for cfg; Start starts its loops.
