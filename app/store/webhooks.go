@@ -259,6 +259,19 @@ func (s *Store) DeleteWebhook(h Webhook) error {
 	})
 }
 
+// DeleteWorldWebhooks deletes a world's webhooks and their logs, in the transaction of db:
+// for purging a deleted world.
+func DeleteWorldWebhooks(db dbx.Builder, worldID string) error {
+	p := dbx.Params{"w": worldID}
+	if _, err := db.NewQuery("DELETE FROM webhook_deliveries WHERE webhook IN (SELECT id FROM webhooks WHERE world = {:w})").Bind(p).Execute(); err != nil {
+		return fmt.Errorf("store: delete world's deliveries: %w", err)
+	}
+	if _, err := db.NewQuery("DELETE FROM webhooks WHERE world = {:w}").Bind(p).Execute(); err != nil {
+		return fmt.Errorf("store: delete world's webhooks: %w", err)
+	}
+	return nil
+}
+
 // Delivery statuses.
 const (
 	DeliveryPending   = "pending"

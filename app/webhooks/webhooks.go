@@ -94,7 +94,7 @@ func (s *Service) Update(ctx context.Context, h store.Webhook, c store.WebhookCh
 // and does not count towards disabling the webhook.
 func (s *Service) Ping(ctx context.Context, h store.Webhook) (store.Delivery, error) {
 	d := store.Delivery{ID: store.NewDeliveryID(), WebhookID: h.ID, Kind: store.PingEvent}
-	p := Payload{ID: d.ID, Type: store.PingEvent, World: h.WorldID, Created: time.Now().UTC().Format(time.RFC3339Nano),
+	p := Payload{ID: d.ID, Type: store.PingEvent, World: h.WorldID, Created: time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
 		Data: EventData{Webhook: h.ID}}
 	body, _ := json.Marshal(p) // plain types: cannot fail
 	d.Payload = string(body)
@@ -432,7 +432,7 @@ func (s *Service) attempt(ctx context.Context, target, secret string, d store.De
 	res, err := s.client.Do(req)
 	ms := time.Since(start).Milliseconds()
 	if err != nil {
-		return store.Attempt{Error: attemptError(err), Millis: ms}
+		return store.Attempt{Error: attemptError(err, s.Timeout), Millis: ms}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, maxResponse))
 	res.Body.Close()
@@ -449,7 +449,7 @@ func (s *Service) attempt(ctx context.Context, target, secret string, d store.De
 
 // attemptError says in words why an attempt got no answer, without the URL (the log shows
 // it beside).
-func attemptError(err error) string {
+func attemptError(err error, timeout time.Duration) string {
 	var refused *refusedTarget
 	if errors.As(err, &refused) {
 		return refused.Error()
@@ -457,7 +457,7 @@ func attemptError(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		if ue.Timeout() {
-			return "no answer within the timeout (10 s)"
+			return fmt.Sprintf("no answer within %s", timeout)
 		}
 		err = ue.Err
 	}
