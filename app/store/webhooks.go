@@ -426,8 +426,11 @@ func (s *Store) RecordAttempt(d Delivery, a Attempt) (disabled bool, err error) 
 		if a.DisableAfter <= 0 || failures < a.DisableAfter {
 			return nil
 		}
-		p["reason"] = fmt.Sprintf("Disabled on %s UTC: %d deliveries in a row failed after a day of retries. The last: %s",
-			t[:16], failures, a.Error)
+		what := fmt.Sprintf("%d deliveries in a row failed", failures)
+		if failures == 1 {
+			what = "a delivery failed"
+		}
+		p["reason"] = fmt.Sprintf("Disabled on %s UTC: %s after a day of retries. The last: %s", t[:16], what, a.Error)
 		if _, err := db.NewQuery("UPDATE webhooks SET enabled = 0, disabledReason = {:reason}, updated = {:t} WHERE id = {:h}").Bind(p).Execute(); err != nil {
 			return err
 		}
