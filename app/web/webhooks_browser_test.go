@@ -34,6 +34,9 @@ func TestBrowserWebhooksPage(t *testing.T) {
 
 	page := "/w/" + light.Slug + "/webhooks"
 	signInTo(t, ctx, s, ann, "/w/"+light.Slug, `[data-testid="webhooks-link"]`)
+	do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid="webhooks-link"]`)))
+	look(t, ctx, "webhooks-link-phone")
+	do(t, ctx, chromedp.EmulateViewport(1280, 900), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid="webhooks-link"]`)))
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="webhooks-link"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="create-webhook-form"]`)))
 	if !strings.HasSuffix(eval[string](t, ctx, `location.pathname`), page) {
 		t.Fatalf("the link goes to %s", eval[string](t, ctx, `location.pathname`))
