@@ -116,6 +116,34 @@ func (f *matrixFixture) project() string {
 	return p.ID
 }
 
+// webhook registers a disabled webhook through the store (its URL, on loopback, is refused
+// at connect time at once: a ping fails fast) and returns its id.
+func (f *matrixFixture) webhook() string {
+	f.clearWebhooks()
+	h, err := f.s.LW.Store.CreateWebhook(f.world, "http://127.0.0.1:9/hook", []string{"document.created"})
+	if err == nil {
+		off := false
+		h, err = f.s.LW.Store.UpdateWebhook(h, store.WebhookChange{Enabled: &off})
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return h.ID
+}
+
+// clearWebhooks deletes the world's webhooks, so that the calls never reach the cap.
+func (f *matrixFixture) clearWebhooks() {
+	hooks, err := f.s.LW.Store.Webhooks(f.world)
+	for _, h := range hooks {
+		if err == nil {
+			err = f.s.LW.Store.DeleteWebhook(h)
+		}
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 // matrix lists every /api/v1 route. TestAuthorizationMatrix fails if a registered route is
 // missing here.
 var matrix = map[string]route{
@@ -245,7 +273,27 @@ var matrix = map[string]route{
 	"GET /api/v1/worlds/{worldId}/search": {readContent, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/search?q=doc", nil
 	}},
-	"GET /api/v1/worlds/{worldId}/events": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/events", nil }},
+	"GET /api/v1/worlds/{worldId}/events":   {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/events", nil }},
+	"GET /api/v1/worlds/{worldId}/webhooks": {manage, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/webhooks", nil }},
+	"POST /api/v1/worlds/{worldId}/webhooks": {manage, func(f *matrixFixture) (string, any) {
+		f.clearWebhooks()
+		return "/api/v1/worlds/" + f.world + "/webhooks", map[string]any{"url": "https://93.184.215.14/hook", "events": []string{"document.created"}, "enabled": false}
+	}},
+	"GET /api/v1/worlds/{worldId}/webhooks/{webhookId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/webhooks/" + f.webhook(), nil
+	}},
+	"PATCH /api/v1/worlds/{worldId}/webhooks/{webhookId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/webhooks/" + f.webhook(), map[string]any{"events": []string{"era.created"}}
+	}},
+	"DELETE /api/v1/worlds/{worldId}/webhooks/{webhookId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/webhooks/" + f.webhook(), nil
+	}},
+	"GET /api/v1/worlds/{worldId}/webhooks/{webhookId}/deliveries": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/webhooks/" + f.webhook() + "/deliveries", nil
+	}},
+	"POST /api/v1/worlds/{worldId}/webhooks/{webhookId}/test": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/webhooks/" + f.webhook() + "/test", nil
+	}},
 	"GET /api/v1/worlds/{worldId}/documents/{documentId}/events": {readContent, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("timeline") + "/events", nil
 	}},

@@ -555,6 +555,12 @@ func OpenAPI() obj {
 	for _, spec := range ops.Catalog() {
 		schemas[opSchemaName(spec.Name)] = spec.Schema()
 	}
+	for k, v := range webhookPaths() {
+		paths[k] = v
+	}
+	for k, v := range webhookSchemas() {
+		schemas[k] = v
+	}
 	// Every POST takes an Idempotency-Key.
 	for _, item := range paths {
 		if post, ok := item.(obj)["post"].(obj); ok {

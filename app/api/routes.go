@@ -18,6 +18,7 @@ import (
 	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/app/webhooks"
 )
 
 // API holds what the handlers need.
@@ -28,6 +29,8 @@ type API struct {
 	Config config.Config
 	Search search.Searcher
 	Live   *live.Hub
+	// Webhooks registers and tests webhooks.
+	Webhooks *webhooks.Service
 	// KeyLimit and IPLimit bound requests per credential and per client address.
 	KeyLimit, IPLimit *ratelimit.Limiter
 
@@ -91,6 +94,13 @@ var Routes = []Route{
 	{"GET", "/api/v1/worlds/{worldId}/types", (*API).listTypes},
 	{"GET", "/api/v1/worlds/{worldId}/search", (*API).search},
 	{"GET", "/api/v1/worlds/{worldId}/events", (*API).worldEvents},
+	{"GET", "/api/v1/worlds/{worldId}/webhooks", (*API).listWebhooks},
+	{"POST", "/api/v1/worlds/{worldId}/webhooks", (*API).createWebhook},
+	{"GET", "/api/v1/worlds/{worldId}/webhooks/{webhookId}", (*API).getWebhook},
+	{"PATCH", "/api/v1/worlds/{worldId}/webhooks/{webhookId}", (*API).updateWebhook},
+	{"DELETE", "/api/v1/worlds/{worldId}/webhooks/{webhookId}", (*API).deleteWebhook},
+	{"GET", "/api/v1/worlds/{worldId}/webhooks/{webhookId}/deliveries", (*API).listDeliveries},
+	{"POST", "/api/v1/worlds/{worldId}/webhooks/{webhookId}/test", (*API).testWebhook},
 	{"GET", "/api/v1/worlds/{worldId}/documents/{documentId}/events", (*API).documentEvents},
 }
 

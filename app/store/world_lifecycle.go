@@ -194,6 +194,9 @@ func (s *Store) purgeWorld(worldID string) error {
 		if err := db.NewQuery("SELECT COALESCE(MAX(seq), 0) FROM outbox").Row(&first); err != nil {
 			return err
 		}
+		if err := DeleteWorldWebhooks(db, worldID); err != nil {
+			return err
+		}
 		// The op log, snapshots and outgoing links go with their document rows (triggers).
 		for _, q := range []string{
 			"DELETE FROM document_states WHERE document IN (SELECT id FROM documents WHERE world = {:w})",

@@ -18,15 +18,15 @@ import (
 // worldSettingsURL is a world's settings page.
 func worldSettingsURL(slug string) string { return "/w/" + url.PathEscape(slug) + "/settings" }
 
-// managePlace resolves /w/{slug}/settings… for the world's owner or an admin; other members
-// get a 403 page, everyone else the shared 404.
+// managePlace resolves /w/{slug}/… pages for managing a world (settings, webhooks) for its
+// owner or an admin; other members get a 403 page saying why, everyone else the shared 404.
 func (w *Web) managePlace(e *core.RequestEvent) (*place, error) {
 	pl, err := w.place(e)
 	if pl == nil {
 		return nil, err
 	}
 	if err := auth.Check(principal(e), pl.world, pl.role, auth.Manage); err != nil {
-		return nil, w.errorPage(e, http.StatusForbidden, "Not allowed", "Only the owner and admins of this world can change its settings.")
+		return nil, w.errorPage(e, http.StatusForbidden, "Not allowed", "Your role in this world is "+pl.role+"; this page is for its owner and admins.")
 	}
 	return pl, nil
 }
