@@ -67,10 +67,17 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 	if !store.IsWorldEvent(r.Kind) || r.World == "" || r.WorldSeq == 0 {
 		return WorldEvent{}, false
 	}
-	ev := WorldEvent{Kind: r.Kind, Seq: r.WorldSeq}
+	return Describe(h.store, r)
+}
+
+// Describe says what a change of a world is, as its world stream's event says it (webhooks
+// send the same): the records it is about, as they are now or as the row recorded them; ok
+// is false when the record is gone and the row did not record it.
+func Describe(st *store.Store, r store.OutboxRow) (ev WorldEvent, ok bool) {
+	ev = WorldEvent{Kind: r.Kind, Seq: r.WorldSeq}
 	switch r.Kind {
 	case "world.updated":
-		w, err := h.store.World(r.World)
+		w, err := st.World(r.World)
 		if err != nil {
 			return ev, false
 		}
@@ -78,7 +85,7 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 	case "world.deleted":
 		// Nothing more to say: the world is gone for everyone (endWorld ends its streams).
 	case "era.created":
-		e, err := h.store.Era(r.World, r.Era)
+		e, err := st.Era(r.World, r.Era)
 		if err != nil {
 			return ev, false
 		}
@@ -91,7 +98,7 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 		}
 		ev.Era = &EraMeta{ID: r.Era, Name: e.Name, ParentID: e.ParentID}
 	case "project.created":
-		p, err := h.store.Project(r.World, r.Subject)
+		p, err := st.Project(r.World, r.Subject)
 		if err != nil {
 			return ev, false
 		}
@@ -99,7 +106,7 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 	case "project.updated":
 		// The project as it is now; the id alone once it is deleted.
 		ev.Project = &ProjectMeta{ID: r.Subject}
-		if p, err := h.store.Project(r.World, r.Subject); err == nil {
+		if p, err := st.Project(r.World, r.Subject); err == nil {
 			ev.Project = &ProjectMeta{ID: p.ID, Kind: p.Kind, Name: p.Name}
 		}
 	case "project.deleted":
@@ -108,11 +115,11 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 		ev.Tool = r.Subject
 	case "member.added", "member.removed", "member.role":
 		ev.UserID = r.Subject
-		if m, err := h.store.Member(r.World, r.Subject); err == nil {
+		if m, err := st.Member(r.World, r.Subject); err == nil {
 			ev.Role = m.Role
 		}
 	default:
-		d, err := h.store.DocumentByID(r.Document)
+		d, err := st.DocumentByID(r.Document)
 		if err != nil {
 			// Deleted on the main line: the row is gone, but the outbox row recorded its
 			// metadata (rows written before deletes did so give the id only).

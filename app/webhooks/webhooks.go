@@ -280,8 +280,9 @@ type Payload struct {
 	Data     EventData `json:"data"`
 }
 
-// EventData is what the change says, as the world stream's events do (live.WorldEvent).
+// EventData is what the change says, as the world stream's event says it (live.Describe).
 type EventData struct {
+	World    *live.WorldMeta    `json:"world,omitempty"`
 	Document *live.DocumentMeta `json:"document,omitempty"`
 	Era      *live.EraMeta      `json:"era,omitempty"`
 	Project  *live.ProjectMeta  `json:"project,omitempty"`
@@ -295,31 +296,8 @@ type EventData struct {
 // payload describes an outbox row as it is when dispatched.
 func (s *Service) payload(id string, r store.OutboxRow) Payload {
 	p := Payload{ID: id, Type: r.Kind, World: r.World, Document: r.Document, Era: r.Era, Created: strings.Replace(r.Created, " ", "T", 1)}
-	switch {
-	case r.Kind == "era.created":
-		if e, err := s.Store.Era(r.World, r.Era); err == nil {
-			p.Data.Era = &live.EraMeta{ID: e.ID, Name: e.Name, ParentID: e.ParentID}
-		}
-	case r.Kind == "project.created":
-		if pr, err := s.Store.Project(r.World, r.Subject); err == nil {
-			p.Data.Project = &live.ProjectMeta{ID: pr.ID, Kind: pr.Kind, Name: pr.Name}
-		}
-	case strings.HasPrefix(r.Kind, "tool."):
-		p.Data.Tool = r.Subject
-	case strings.HasPrefix(r.Kind, "member."):
-		p.Data.UserID = r.Subject
-		if m, err := s.Store.Member(r.World, r.Subject); err == nil {
-			p.Data.Role = m.Role
-		}
-	case r.Document != "":
-		d, err := s.Store.DocumentByID(r.Document)
-		if err != nil {
-			var recorded bool
-			if d, recorded = r.DeletedDocument(); !recorded {
-				d = store.Document{ID: r.Document, EraID: r.Era}
-			}
-		}
-		p.Data.Document = &live.DocumentMeta{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType, ParentID: d.ParentID, EraID: d.EraID}
+	if ev, ok := live.Describe(s.Store, r); ok {
+		p.Data = EventData{World: ev.World, Document: ev.Document, Era: ev.Era, Project: ev.Project, UserID: ev.UserID, Role: ev.Role, Tool: ev.Tool}
 	}
 	return p
 }
