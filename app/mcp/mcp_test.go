@@ -79,6 +79,16 @@ func TestToolsWithAPIKey(t *testing.T) {
 	ann := s.NewUser("Ann")
 	session := connect(t, s, ann.Key)
 
+	// The server says what it is and how to start.
+	init := session.InitializeResult()
+	if info := init.ServerInfo; info.Title != "Loreweave" || info.Description == "" || info.WebsiteURL != s.URL || len(info.Icons) == 0 {
+		t.Errorf("server info %+v", info)
+	}
+	for _, tool := range []string{"list_worlds", "create_world", "apply_content_ops", "list_types", "list_eras", "search"} {
+		if !strings.Contains(init.Instructions, tool) {
+			t.Errorf("the instructions do not mention %s", tool)
+		}
+	}
 	tools, err := session.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

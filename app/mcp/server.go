@@ -79,10 +79,11 @@ func (s *Server) Start() error {
 		s.Version = "1"
 	}
 	s.active = map[string]map[*activeRequest]struct{}{}
-	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "loreweave", Title: "Loreweave", Version: s.Version}, &sdk.ServerOptions{
-		Instructions: "Loreweave holds storytelling worlds: documents (cards for characters, places and things; timelines; maps; folders; animated models), " +
-			"eras (versions of a world) and projects. Start with list_worlds, then list_documents and get_document; change content with apply_content_ops.",
-	})
+	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "loreweave", Title: "Loreweave", Version: s.Version,
+		Description: "A worldbuilding server: storytelling worlds of characters, places, timelines, maps and animated models, written together live.",
+		WebsiteURL:  s.BaseURL,
+		Icons:       []sdk.Icon{{Source: s.BaseURL + "/static/favicon.svg", MIMEType: "image/svg+xml", Sizes: []string{"any"}}},
+	}, &sdk.ServerOptions{Instructions: instructions})
 	s.mcp.AddReceivingMiddleware(recoverPanics(s.Store.App().Logger()), uniformToolErrors)
 	s.addTools(s.mcp)
 	s.addWorldTools(s.mcp)
@@ -151,6 +152,16 @@ func (s *Server) Start() error {
 	s.Store.OnOutbox(s.onOutbox)
 	return nil
 }
+
+// instructions tell an agent how to start.
+const instructions = "Loreweave holds storytelling worlds. A world has documents of types: card (a character, place or thing: properties, aliases and titled Markdown sections, some secret), " +
+	"timeline (dated events), map (an image with pins), folder (holds other documents), animator (a 3D model and its clips), and types its installed tools add. " +
+	"Start with list_worlds (or create_world), then list_documents, search and get_document. Create documents with create_document and change their content only with apply_content_ops: " +
+	"typed operations, all or none, each call one new version that people watching see at once; list_types gives every type's operations with their parameters as JSON Schema. " +
+	"Rename, move and delete with update_document and delete_document; get_history reads a document's op log. " +
+	"Eras (list_eras, create_era) are versions of a world that inherit everything and change separately: pass era to read or write in one; leave it out for the main line. " +
+	"In text, link documents as [[id:<documentId>]] or [[id:<documentId>|shown text]]; get_links lists a document's links and backlinks. " +
+	"Errors are JSON objects with a stable code and a message that says what to do."
 
 // maxBody is the largest MCP request body.
 const maxBody = 2 << 20
