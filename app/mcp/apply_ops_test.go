@@ -212,8 +212,20 @@ func TestListsRefuseWhatRESTRefuses(t *testing.T) {
 	if res.Status != 422 || !strings.Contains(string(res.Body), "unsupported_document_type") {
 		t.Errorf("REST list of an unknown type: %d %s", res.Status, res.Body)
 	}
-	var l struct{ Items []any }
+	var l struct {
+		Items   []any
+		HasMore bool
+	}
 	if call(t, session, "list_documents", map[string]any{"worldId": w, "documentType": "card", "page": 1}, &l) {
 		t.Error("list_documents of a known type failed")
+	}
+	// Lists say whether there is more.
+	for _, n := range []string{"A", "B", "C"} {
+		call(t, session, "create_document", map[string]any{"worldId": w, "name": n, "documentType": "card"}, nil)
+	}
+	for page, more := range map[int]bool{1: true, 2: false} {
+		if call(t, session, "list_documents", map[string]any{"worldId": w, "perPage": 2, "page": page}, &l) || l.HasMore != more {
+			t.Errorf("page %d of 3 documents by 2: %+v", page, l)
+		}
 	}
 }

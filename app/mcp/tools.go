@@ -91,6 +91,7 @@ func worldOut(w store.World, role string) World {
 type Worlds struct {
 	Items      []World `json:"items"`
 	TotalItems int     `json:"totalItems"`
+	HasMore    bool    `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // WorldIn names a world.
@@ -121,6 +122,7 @@ func documentOut(d store.Document) Document {
 type Documents struct {
 	Items      []Document `json:"items"`
 	TotalItems int        `json:"totalItems"`
+	HasMore    bool       `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // ListDocumentsIn filters a document list.
@@ -241,6 +243,7 @@ type SearchIn struct {
 type SearchOut struct {
 	Items      []search.Hit `json:"items"`
 	TotalItems int          `json:"totalItems"`
+	HasMore    bool         `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // Era is an era of a world.
@@ -254,6 +257,7 @@ type Era struct {
 type Eras struct {
 	Items      []Era `json:"items"`
 	TotalItems int   `json:"totalItems"`
+	HasMore    bool  `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // CreateEraIn forks an era.
@@ -274,6 +278,7 @@ type Project struct {
 type Projects struct {
 	Items      []Project `json:"items"`
 	TotalItems int       `json:"totalItems"`
+	HasMore    bool      `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // CreateProjectIn creates a project.
@@ -337,7 +342,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if err != nil {
 				return nil, nil, fail(err)
 			}
-			out := &Worlds{Items: []World{}, TotalItems: total}
+			out := &Worlds{Items: []World{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
 			for _, w := range ws {
 				out.Items = append(out.Items, worldOut(w.World, w.Role))
 			}
@@ -368,7 +373,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if err != nil {
 				return nil, nil, fail(err)
 			}
-			out := &Documents{Items: []Document{}, TotalItems: total}
+			out := &Documents{Items: []Document{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
 			for _, d := range ds {
 				out.Items = append(out.Items, documentOut(d))
 			}
@@ -486,7 +491,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if res.Hits == nil {
 				res.Hits = []search.Hit{}
 			}
-			return nil, &SearchOut{Items: res.Hits, TotalItems: res.Total}, nil
+			return nil, &SearchOut{Items: res.Hits, TotalItems: res.Total, HasMore: pg.Page*pg.PerPage < res.Total}, nil
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "list_eras", Title: "List eras", Annotations: reads(), Description: "The eras (versions) of a world."},
@@ -503,7 +508,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if err != nil {
 				return nil, nil, fail(err)
 			}
-			out := &Eras{Items: []Era{}, TotalItems: total}
+			out := &Eras{Items: []Era{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
 			for _, e := range es {
 				out.Items = append(out.Items, Era{ID: e.ID, Name: e.Name, ParentID: e.ParentID})
 			}
@@ -537,7 +542,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if err != nil {
 				return nil, nil, fail(err)
 			}
-			out := &Projects{Items: []Project{}, TotalItems: total}
+			out := &Projects{Items: []Project{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
 			for _, p := range ps {
 				out.Items = append(out.Items, Project{ID: p.ID, Kind: p.Kind, Name: p.Name})
 			}
