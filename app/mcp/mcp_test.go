@@ -48,11 +48,19 @@ func call(t *testing.T, s *sdk.ClientSession, name string, args map[string]any, 
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	// A result's structured content, or the text of an error (or of a tool without one).
 	var text string
 	if len(res.Content) > 0 {
 		if tc, ok := res.Content[0].(*sdk.TextContent); ok {
 			text = tc.Text
 		}
+	}
+	if res.StructuredContent != nil && !res.IsError {
+		data, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = string(data)
 	}
 	if out != nil {
 		if err := json.Unmarshal([]byte(text), out); err != nil {

@@ -146,15 +146,6 @@ type DocumentPageIn struct {
 	PageIn
 }
 
-// DocumentWithContent is a document with its current content.
-type DocumentWithContent struct {
-	Document
-	Version int64          `json:"version" jsonschema:"content version in this era; 0 before any write"`
-	Data    map[string]any `json:"data" jsonschema:"the document type's data"`
-	Text    string         `json:"text" jsonschema:"plain-text projection"`
-	Source  string         `json:"source" jsonschema:"live, stored or empty"`
-}
-
 // OpsResult is what an accepted apply_content_ops call did.
 type OpsResult struct {
 	DocumentType string           `json:"documentType"`
@@ -380,21 +371,11 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "get_document", Title: "Read a document", Annotations: reads(), Description: "One document with its current content (data, plain text, version). A viewer of the world gets a card without its secret sections; owners, admins and editors see them, marked secret. Needs the world on Pro or Studio."},
-		func(ctx context.Context, req *sdk.CallToolRequest, in DocumentIn) (*sdk.CallToolResult, *DocumentWithContent, error) {
-			d, role, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.ReadContent)
-			if err != nil {
-				return nil, nil, err
-			}
-			c, err := s.Store.Content(d, in.Era)
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			if !store.CanEdit(role) {
-				c = c.Public(d) // viewers never see secret sections
-			}
-			return nil, &DocumentWithContent{Document: documentOut(d), Version: c.Version, Data: objects(c.Data)[0], Text: c.Text, Source: c.Source}, nil
-		})
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_document", Title: "Read a document", Annotations: reads(),
+		Description: "One document with its content, in the structured result (the text result is one line about it). By default the content is data, as the type stores it; fields [\"text\"] (or [\"data\",\"text\"]) adds its plain-text projection. " +
+			"For a large document ask for a part: section (a card's section by id) or eventsPage/eventsPerPage (a page of a timeline's events); size is the whole content's size in bytes. " +
+			"A viewer of the world gets a card without its secret sections; owners, admins and editors see them, marked secret. Needs the world on Pro or Studio."},
+		s.getDocument)
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "get_links", Title: "Links and backlinks", Annotations: reads(), Description: "A document's links in an era: outgoing, the documents its text links to with [[…]] (status ok, broken when the target was deleted or is not in the era, unresolved when written by a name no single document has), " +
 		"and incoming, the documents that link to it; each with the sentence around the link. The page selects a page of both lists. Links only secret sections hold are shown to owners, admins and editors only. " +
