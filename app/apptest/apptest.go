@@ -71,6 +71,10 @@ func WithSignup(mode string) Option { return func(c *config.Config) { c.Signup =
 // WithDefaultPlan sets the plan of new worlds.
 func WithDefaultPlan(plan string) Option { return func(c *config.Config) { c.DefaultPlan = plan } }
 
+// WithBaseURL starts the server at the address of url (http://127.0.0.1:PORT), for example a
+// stopped server's, so that clients of that one reach this one.
+func WithBaseURL(url string) Option { return func(c *config.Config) { c.BaseURL = url } }
+
 // WithMCPAllowedOrigins sets the web origins that may call the MCP endpoint from a browser.
 func WithMCPAllowedOrigins(origins ...string) Option {
 	return func(c *config.Config) { c.MCPAllowedOrigins = origins }
@@ -93,7 +97,11 @@ func StartIn(t testing.TB, dir string, opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := "127.0.0.1:0"
+	if cfg.BaseURL != "" { // WithBaseURL: a restart where the server was
+		addr = strings.TrimPrefix(cfg.BaseURL, "http://")
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatalf("apptest: listen: %v", err)
 	}

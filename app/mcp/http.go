@@ -56,43 +56,78 @@ func (s *Server) originAllowed(origin string) bool {
 	})
 }
 
-// sessionErrors turns two of the SDK's plain-text answers into JSON-RPC errors a client can
-// read: the 404 for an unknown or expired Mcp-Session-Id (the status stays 404, which tells
-// clients to start a new session: MCP 2025-11-25, session management), and the 400 for a
-// request whose method the server does not know (a JSON-RPC response, code -32601).
-type sessionErrors struct {
+// methodErrors turns the SDK's plain-text 400 for a request whose method the server does not
+// know into what JSON-RPC says it is: a response to the request, code -32601.
+type methodErrors struct {
 	http.ResponseWriter
 	id       json.RawMessage // the request's id, when it is one request
 	replaced bool
 }
 
-func (w *sessionErrors) WriteHeader(code int) {
-	if !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") || (code != http.StatusNotFound && code != http.StatusBadRequest) {
-		w.ResponseWriter.WriteHeader(code)
-		return
-	}
-	if code == http.StatusBadRequest && w.id == nil {
+func (w *methodErrors) WriteHeader(code int) {
+	if code != http.StatusBadRequest || w.id == nil || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
 		w.ResponseWriter.WriteHeader(code)
 		return
 	}
 	w.replaced = true
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Del("Content-Length")
-	id := w.id
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	rpc := map[string]any{"jsonrpc": "2.0", "id": id}
-	if code == http.StatusNotFound {
-		rpc["error"] = map[string]any{"code": -32001, "message": "session not found: the session expired or the server restarted; initialize a new session"}
-	} else {
-		code = http.StatusOK // an answer to the request, like any other JSON-RPC error
-		rpc["error"] = map[string]any{"code": -32601, "message": "method not found"}
-	}
-	body, _ := json.Marshal(rpc) // plain maps: cannot fail
-	w.ResponseWriter.WriteHeader(code)
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": w.id, "error": map[string]any{"code": -32601, "message": "method not found"}}) // plain maps: cannot fail
+	w.ResponseWriter.WriteHeader(http.StatusOK)
 	_, _ = w.ResponseWriter.Write(body)
 }
+
+func (w *methodErrors) Write(b []byte) (int, error) {
+	if w.replaced {
+		return len(b), nil // the SDK's text, replaced
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *methodErrors) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection (write deadlines of streams).
+func (w *methodErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// lostSession holds back the SDK's 404 for an Mcp-Session-Id it does not have, so that the
+// request can be served without a session instead.
+type lostSession struct {
+	http.ResponseWriter
+	lost bool
+}
+
+func (w *lostSession) WriteHeader(code int) {
+	if code == http.StatusNotFound && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.lost = true
+		w.Header().Del("Content-Type")
+		w.Header().Del("X-Content-Type-Options")
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *lostSession) Write(b []byte) (int, error) {
+	if w.lost {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *lostSession) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && !w.lost {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *lostSession) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// bodyKey holds a POST's body, read once (readBody), for serving it again.
+type bodyKey struct{}
 
 // requestID is the id of a body that is one JSON-RPC request whose method the SDK may not
 // know; nil otherwise (notifications, responses, batches).
@@ -107,24 +142,9 @@ func requestID(body []byte) json.RawMessage {
 	return m.ID
 }
 
-func (w *sessionErrors) Write(b []byte) (int, error) {
-	if w.replaced {
-		return len(b), nil // the SDK's text, replaced
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *sessionErrors) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the connection (write deadlines of streams).
-func (w *sessionErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// peekRequestID reads the request's JSON-RPC id without consuming its body.
-func peekRequestID(r *http.Request) json.RawMessage {
+// readBody reads a POST's body (up to just over maxBody) and leaves the request reading it
+// from the start; nil for other methods or a body over the limit (the SDK refuses those).
+func readBody(r *http.Request) []byte {
 	if r.Method != http.MethodPost || r.Body == nil {
 		return nil
 	}
@@ -136,5 +156,5 @@ func peekRequestID(r *http.Request) json.RawMessage {
 	// The whole body, read: what comes next reads it again from here (PocketBase's body
 	// reader would start over at its end, so it is not chained after the copy).
 	r.Body = io.NopCloser(bytes.NewReader(data))
-	return requestID(data)
+	return data
 }

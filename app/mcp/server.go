@@ -98,6 +98,15 @@ func (s *Server) Start() error {
 		DisableLocalhostProtection: !isLoopback(host),
 		MaxRequestBodyBytes:        maxBody,
 	})
+	// A session the server no longer has (it restarted, or the session idled out) is served
+	// without one: the tools keep no session state, so a connected assistant carries on
+	// instead of getting 404 and having to reconnect by hand (its subscriptions do not
+	// survive: it subscribes again when it reconnects its stream).
+	sessionless := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{
+		Stateless:                  true,
+		DisableLocalhostProtection: !isLoopback(host),
+		MaxRequestBodyBytes:        maxBody,
+	})
 	// authenticate (below) has verified the token by the time the SDK asks again.
 	verified := func(ctx context.Context, token string, r *http.Request) (*sdkauth.TokenInfo, error) {
 		if ti, ok := r.Context().Value(verifiedKey{}).(*sdkauth.TokenInfo); ok {
@@ -129,7 +138,13 @@ func (s *Server) Start() error {
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		ctx, done := s.track(r)
 		defer done()
-		streamable.ServeHTTP(w, r.WithContext(ctx))
+		probe := &lostSession{ResponseWriter: w}
+		streamable.ServeHTTP(probe, r.WithContext(ctx))
+		if body, ok := r.Context().Value(bodyKey{}).([]byte); probe.lost && ok {
+			again := r.WithContext(ctx)
+			again.Body = io.NopCloser(bytes.NewReader(body))
+			sessionless.ServeHTTP(w, again)
+		}
 	}))
 	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After")
@@ -146,7 +161,9 @@ func (s *Server) Start() error {
 		if !ok {
 			return
 		}
-		limited.ServeHTTP(&sessionErrors{ResponseWriter: w, id: peekRequestID(r)}, r)
+		body := readBody(r)
+		r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, body))
+		limited.ServeHTTP(&methodErrors{ResponseWriter: w, id: requestID(body)}, r)
 	})
 
 	s.Store.OnOutbox(s.onOutbox)
