@@ -65,35 +65,35 @@ func outputSchema[T any]() *jsonschema.Schema {
 
 // applyOps runs one apply_content_ops call: its arguments read strictly, then the one write
 // path.
-func (s *Server) applyOps(req *sdk.CallToolRequest) (*opsResultJSON, error) {
+func (s *Server) applyOps(req *sdk.CallToolRequest) (*opsResultJSON, store.Document, error) {
 	var in ApplyOpsIn
 	if err := strictArgs(req.Params.Arguments, &in); err != nil {
-		return nil, err
+		return nil, store.Document{}, err
 	}
 	switch {
 	case in.WorldID == "":
-		return nil, apierr.Field("worldId", "\"worldId\" is required")
+		return nil, store.Document{}, apierr.Field("worldId", "\"worldId\" is required")
 	case in.DocumentID == "":
-		return nil, apierr.Field("documentId", "\"documentId\" is required")
+		return nil, store.Document{}, apierr.Field("documentId", "\"documentId\" is required")
 	case len(in.Ops) == 0:
-		return nil, apierr.Field("ops", "\"ops\" must hold at least one operation")
+		return nil, store.Document{}, apierr.Field("ops", "\"ops\" must hold at least one operation")
 	case len(in.Ops) > maxOpsPerCall:
-		return nil, apierr.New(413, "too_many_ops", "at most %d operations per call", maxOpsPerCall).With("limit", maxOpsPerCall)
+		return nil, store.Document{}, apierr.New(413, "too_many_ops", "at most %d operations per call", maxOpsPerCall).With("limit", maxOpsPerCall)
 	}
 	d, _, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.EditContent)
 	if err != nil {
 		var te toolError
 		if errors.As(err, &te) {
-			return nil, te.e
+			return nil, store.Document{}, te.e
 		}
-		return nil, err
+		return nil, store.Document{}, err
 	}
 	p, _ := principal(req)
 	res, err := s.Store.ApplyOps(store.WriteRequest{Document: d, EraID: in.Era, Ops: in.Ops, Actor: p.Actor()})
 	if err != nil {
-		return nil, err
+		return nil, store.Document{}, err
 	}
-	return &opsResultJSON{DocumentType: res.DocumentType, Applied: res.Applied, Created: res.Created, Version: res.Version, Ops: res.Ops}, nil
+	return &opsResultJSON{DocumentType: res.DocumentType, Applied: res.Applied, Created: res.Created, Version: res.Version, Ops: res.Ops}, d, nil
 }
 
 // opsResultJSON is OpsResult as sent: the ops as applied, byte for byte (a map would read

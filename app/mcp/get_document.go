@@ -125,7 +125,7 @@ func (s *Server) getDocument(ctx context.Context, req *sdk.CallToolRequest, in G
 			out.Data = data
 		}
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: summary(d, c)}}}, out, nil
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: summary(d, c)}, resourceLink(d)}}, out, nil
 }
 
 // summary is one line on a document: its name, type, version and size, and how its text

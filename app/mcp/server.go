@@ -83,10 +83,17 @@ func (s *Server) Start() error {
 		Description: "A worldbuilding server: storytelling worlds of characters, places, timelines, maps and animated models, written together live.",
 		WebsiteURL:  s.BaseURL,
 		Icons:       []sdk.Icon{{Source: s.BaseURL + "/static/favicon.svg", MIMEType: "image/svg+xml", Sizes: []string{"any"}}},
-	}, &sdk.ServerOptions{Instructions: instructions})
-	s.mcp.AddReceivingMiddleware(recoverPanics(s.Store.App().Logger()), uniformToolErrors)
+	}, &sdk.ServerOptions{Instructions: instructions,
+		SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe,
+		// Exactly what is served: tools, document resources (subscribable), prompts. The
+		// lists do not change while a client is connected, and the server sends no logs.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{Subscribe: true}, Prompts: &sdk.PromptCapabilities{}},
+	})
+	s.mcp.AddReceivingMiddleware(recoverPanics(s.Store.App().Logger()), uniformToolErrors, s.listResources)
 	s.addTools(s.mcp)
 	s.addWorldTools(s.mcp)
+	s.addResources(s.mcp)
+	s.addPrompts(s.mcp)
 	host := ""
 	if u, err := url.Parse(s.BaseURL); err == nil {
 		host = u.Hostname()
@@ -284,6 +291,7 @@ func (s *Server) track(r *http.Request) (context.Context, func()) {
 // onOutbox ends the requests and streams of revoked keys and tokens; later requests with
 // them are refused by the bearer check.
 func (s *Server) onOutbox(rows []store.OutboxRow) {
+	s.resourcesChanged(rows)
 	for _, r := range rows {
 		if r.Kind != "key.revoked" && r.Kind != "oauth.revoked" {
 			continue

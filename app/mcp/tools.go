@@ -29,8 +29,9 @@ func (t toolError) Error() string {
 func fail(err error) error { return toolError{apierr.From(err)} }
 
 // principal is the caller the bearer middleware authenticated.
-func principal(req *sdk.CallToolRequest) (auth.Principal, error) {
-	if ti := req.Extra.TokenInfo; ti != nil {
+func principal(req sdk.Request) (auth.Principal, error) {
+	if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil {
+		ti := ex.TokenInfo
 		if p, ok := ti.Extra["principal"].(auth.Principal); ok {
 			return p, nil
 		}
@@ -426,7 +427,8 @@ func (s *Server) addTools(srv *sdk.Server) {
 				return nil, nil, fail(err)
 			}
 			out := documentOut(d)
-			return nil, &out, nil
+			res, err := linked(out, d)
+			return res, &out, err
 		})
 
 	// apply_content_ops publishes every op's own schema (ops.items is a oneOf keyed by "op")
@@ -439,7 +441,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			"A world may have more types than the built-in ones below, added by its installed tools: call list_types for their operations and parameters. Built-in operations by document type:" + opsCatalogue(),
 		InputSchema: applyOpsSchema(), OutputSchema: outputSchema[OpsResult]()},
 		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			out, err := s.applyOps(req)
+			out, d, err := s.applyOps(req)
 			if err != nil {
 				var res sdk.CallToolResult
 				res.SetError(fail(err))
@@ -449,7 +451,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if err != nil {
 				return nil, err
 			}
-			return &sdk.CallToolResult{StructuredContent: out, Content: []sdk.Content{&sdk.TextContent{Text: string(text)}}}, nil
+			return &sdk.CallToolResult{StructuredContent: out, Content: []sdk.Content{&sdk.TextContent{Text: string(text)}, resourceLink(d)}}, nil
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "search", Title: "Search a world", Annotations: reads(), Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. The text of secret card sections is searched, and shown, only for the world's owners, admins and editors. Needs the world on Pro or Studio. While the search index is rebuilt after a failure, it fails with search_rebuilding: retry after retryAfter seconds."},
@@ -545,7 +547,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 }
 
 // world checks access for a tool call.
-func (s *Server) world(req *sdk.CallToolRequest, worldID string, need auth.Need) (store.World, string, error) {
+func (s *Server) world(req sdk.Request, worldID string, need auth.Need) (store.World, string, error) {
 	p, err := principal(req)
 	if err != nil {
 		return store.World{}, "", err
@@ -559,7 +561,7 @@ func (s *Server) world(req *sdk.CallToolRequest, worldID string, need auth.Need)
 
 // document checks access and resolves a document visible in era; role is the caller's role
 // in the world.
-func (s *Server) document(req *sdk.CallToolRequest, worldID, docID, era string, need auth.Need) (d store.Document, role string, err error) {
+func (s *Server) document(req sdk.Request, worldID, docID, era string, need auth.Need) (d store.Document, role string, err error) {
 	w, role, err := s.world(req, worldID, need)
 	if err != nil {
 		return store.Document{}, "", err

@@ -75,7 +75,8 @@ func (s *Server) addWorldTools(srv *sdk.Server) {
 				return nil, nil, fail(err)
 			}
 			out := documentOut(d)
-			return nil, &out, nil
+			res, err := linked(out, d)
+			return res, &out, err
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "delete_document", Title: "Delete a document", Annotations: deletes(),
