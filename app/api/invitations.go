@@ -170,3 +170,6 @@ func (a *API) declineInvitation(e *core.RequestEvent) error {
 	}
 	return e.NoContent(http.StatusNoContent)
 }
+
+// InvitationJSONOf is an invitation as the API answers it (MCP's invite_member too).
+func InvitationJSONOf(i store.Invitation) InvitationJSON { return invitationJSON(i) }

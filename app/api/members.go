@@ -84,3 +84,6 @@ func (a *API) changeMember(e *core.RequestEvent) error {
 	}
 	return e.JSON(http.StatusOK, memberJSON(m))
 }
+
+// MemberJSONOf is a member as the API answers it (MCP's list_members too).
+func MemberJSONOf(m store.Member) MemberJSON { return memberJSON(m) }

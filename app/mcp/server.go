@@ -92,6 +92,7 @@ func (s *Server) Start() error {
 	s.mcp.AddReceivingMiddleware(recoverPanics(s.Store.App().Logger()), uniformToolErrors, s.listResources)
 	s.addTools(s.mcp)
 	s.addWorldTools(s.mcp)
+	s.addMemberTools(s.mcp)
 	s.addResources(s.mcp)
 	s.addPrompts(s.mcp)
 	host := ""

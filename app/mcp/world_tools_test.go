@@ -104,3 +104,52 @@ func TestOrganiseThroughMCP(t *testing.T) {
 		t.Errorf("deleted twice: %+v", te)
 	}
 }
+
+// TestMembersThroughMCP: list, invite (the same answer for any email), and remove or leave.
+func TestMembersThroughMCP(t *testing.T) {
+	s := apptest.Start(t)
+	ann, bob, cat := s.NewUser("Ann"), s.NewUser("Bob"), s.NewUser("Cat")
+	w := s.World(ann, "Eldoria")
+	session := connect(t, s, ann.Key)
+
+	var inv, ghost struct{ ID, Email, Role string }
+	if call(t, session, "invite_member", map[string]any{"worldId": w, "email": bob.Email, "role": "editor"}, &inv) || inv.ID == "" || inv.Role != "editor" {
+		t.Fatalf("invite_member: %+v", inv)
+	}
+	if call(t, session, "invite_member", map[string]any{"worldId": w, "email": "nobody@example.test", "role": "editor"}, &ghost) || ghost.ID == "" {
+		t.Fatalf("invite_member, an email without an account: %+v", ghost)
+	}
+	var te toolErr
+	if !call(t, session, "invite_member", map[string]any{"worldId": w, "email": "x@example.test", "role": "owner"}, &te) || te.Error.Code == "" {
+		t.Errorf("invited as owner: %+v", te)
+	}
+	s.Must(s.Post(bob.Key, "/api/v1/invitations/"+inv.ID+"/accept", nil), http.StatusOK)
+	s.AddMember(ann, w, cat, "viewer")
+
+	var ms struct {
+		Items []struct{ UserID, Role string }
+	}
+	if call(t, session, "list_members", map[string]any{"worldId": w}, &ms) || len(ms.Items) != 3 {
+		t.Fatalf("list_members: %+v", ms)
+	}
+	// A viewer neither invites nor removes others; anyone may leave.
+	cats := connect(t, s, cat.Key)
+	if !call(t, cats, "invite_member", map[string]any{"worldId": w, "email": "y@example.test", "role": "viewer"}, &te) || te.Error.Code != "forbidden" {
+		t.Errorf("a viewer invites: %+v", te)
+	}
+	if !call(t, cats, "remove_member", map[string]any{"worldId": w, "userId": bob.ID}, &te) || te.Error.Code != "forbidden" {
+		t.Errorf("a viewer removes an editor: %+v", te)
+	}
+	if call(t, cats, "remove_member", map[string]any{"worldId": w, "userId": cat.ID}, nil) {
+		t.Error("a viewer could not leave")
+	}
+	if call(t, session, "remove_member", map[string]any{"worldId": w, "userId": bob.ID}, nil) {
+		t.Error("the owner could not remove an editor")
+	}
+	if !call(t, session, "remove_member", map[string]any{"worldId": w, "userId": ann.ID}, &te) || te.Error.Code == "" {
+		t.Errorf("the owner left: %+v", te)
+	}
+	if call(t, session, "list_members", map[string]any{"worldId": w}, &ms) || len(ms.Items) != 1 {
+		t.Fatalf("list_members at the end: %+v", ms)
+	}
+}
