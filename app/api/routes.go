@@ -109,7 +109,7 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 	r.GET("/api/v1/openapi.json", a.openAPI)
 
 	g := r.Group("")
-	g.BindFunc(a.limitIP, a.Auth.APIMiddleware, a.limitKey, a.idempotency)
+	g.BindFunc(a.limitIP, a.Auth.APIMiddleware, readOnlyGrants, a.limitKey, a.idempotency)
 	for _, rt := range Routes {
 		h := rt.handler
 		route := g.Route(rt.Method, rt.Path, handle(func(e *core.RequestEvent) error {
@@ -127,6 +127,16 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 	r.Any("/api/v1/{path...}", handle(func(e *core.RequestEvent) error {
 		return apierr.New(http.StatusNotFound, "not_found", "no such endpoint: %s %s (see /api/v1/openapi.json)", e.Request.Method, e.Request.URL.Path)
 	}))
+}
+
+// readOnlyGrants refuses every request but a read (GET, HEAD) to an OAuth token granted the
+// read scope only.
+func readOnlyGrants(e *core.RequestEvent) error {
+	if m := e.Request.Method; m != http.MethodGet && m != http.MethodHead && auth.PrincipalOf(e).ReadOnly {
+		apierr.Write(e.Response, e.Request, e.App.Logger(), auth.ErrReadOnly())
+		return nil
+	}
+	return e.Next()
 }
 
 // checkEra refuses ?era= with no value: the main line is asked for by leaving the parameter

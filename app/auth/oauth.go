@@ -190,6 +190,7 @@ func (o *OAuth) CheckResource(resource string) (string, error) {
 
 // IssueCode creates a single-use authorization code for an approved request.
 func (o *OAuth) IssueCode(clientID, userID, redirectURI, challenge, resource, scope string) (string, error) {
+	scope = GrantedScope(scope)
 	code := randomToken("")
 	now := time.Now()
 	_, err := o.App.DB().NewQuery(`INSERT INTO oauth_codes (id, hash, clientId, user, redirectUri, challenge, resource, scope, expiresAt, usedAt, created)
@@ -425,8 +426,9 @@ func (o *OAuth) VerifyAccess(token, resource string) (Principal, time.Time, erro
 		RevokedAt string `db:"revokedAt"`
 		Email     string `db:"email"`
 		Name      string `db:"name"`
+		Scope     string `db:"scope"`
 	}
-	err := o.App.DB().NewQuery(`SELECT t.id, t.user, t.resource, t.expiresAt, t.revokedAt, u.email, u.name FROM oauth_tokens t JOIN users u ON u.id = t.user
+	err := o.App.DB().NewQuery(`SELECT t.id, t.user, t.resource, t.expiresAt, t.revokedAt, u.email, u.name, t.scope FROM oauth_tokens t JOIN users u ON u.id = t.user
 		WHERE t.hash = {:h} AND t.kind = 'access'`).Bind(dbx.Params{"h": HashKey(token)}).One(&row)
 	if err != nil || row.RevokedAt != "" {
 		return Principal{}, time.Time{}, apierr.Unauthenticated("the access token is unknown or revoked")
@@ -442,7 +444,7 @@ func (o *OAuth) VerifyAccess(token, resource string) (Principal, time.Time, erro
 		return Principal{}, time.Time{}, apierr.Unauthenticated("the access token was issued for %s, not for %s", row.Resource, resource)
 	}
 	o.touch(row.ID)
-	return Principal{UserID: row.User, Email: row.Email, Name: row.Name, Kind: KindOAuth, CredentialID: row.ID}, exp, nil
+	return Principal{UserID: row.User, Email: row.Email, Name: row.Name, Kind: KindOAuth, CredentialID: row.ID, ReadOnly: ReadOnlyScope(row.Scope)}, exp, nil
 }
 
 // Verify implements TokenVerifier for /api/v1, which takes tokens issued for the whole server

@@ -26,6 +26,18 @@ type Principal struct {
 	Kind string
 	// CredentialID is the API key's or OAuth token's id ("" for a session).
 	CredentialID string
+	// ReadOnly is set for an OAuth token granted the read scope only: it reads, and every
+	// write (a REST request other than GET, an MCP tool that is not a read) is refused with
+	// insufficient_scope.
+	ReadOnly bool
+}
+
+// ErrReadOnly is the refusal of a write to a read-only grant.
+func ErrReadOnly() *apierr.Error {
+	e := apierr.New(http.StatusForbidden, "insufficient_scope",
+		"this app was granted read access only; connect it again and allow it to make changes").With("scope", ScopeWrite)
+	e.Header = http.Header{"WWW-Authenticate": {`Bearer error="insufficient_scope", scope="read write"`}}
+	return e
 }
 
 // Actor is the principal as recorded on the changes it makes.

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/app/auth"
 )
 
 // recoverPanics turns a panic in a request's handler into an error answer. The SDK runs
@@ -56,3 +57,27 @@ func uniformToolErrors(next sdk.MethodHandler) sdk.MethodHandler {
 // goField matches how encoding/json names a Go struct field in its errors
 // ("Go struct field mcp.PageIn.page of type int"), which says nothing to a client.
 var goField = regexp.MustCompile(`Go struct field [\w.]*\.(\w+) of type [\w.\[\]*]+`)
+
+// readOnlyGrants refuses a read-only grant (OAuth scope "read") every tool that is not a
+// read: the tools named get_*, list_*, search and whoami, which say so with readOnlyHint
+// (TestToolsWithAPIKey holds the names and the hints together).
+func readOnlyGrants(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		params, ok := req.GetParams().(*sdk.CallToolParamsRaw)
+		p, err := principal(req)
+		if !ok || err != nil || !p.ReadOnly || isReadTool(params.Name) {
+			return next(ctx, method, req)
+		}
+		var res sdk.CallToolResult
+		res.SetError(toolError{auth.ErrReadOnly()})
+		return &res, nil
+	}
+}
+
+// isReadTool reports whether a tool only reads.
+func isReadTool(name string) bool {
+	return strings.HasPrefix(name, "get_") || strings.HasPrefix(name, "list_") || name == "search" || name == "whoami"
+}

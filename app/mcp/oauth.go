@@ -49,6 +49,7 @@ func (s *Server) AuthServerMetadata() map[string]any {
 		"token_endpoint_auth_methods_supported":          []string{"none"},
 		"revocation_endpoint_auth_methods_supported":     []string{"none"},
 		"code_challenge_methods_supported":               []string{"S256"},
+		"scopes_supported":                               auth.Scopes,
 		"authorization_response_iss_parameter_supported": true,
 		"service_documentation":                          s.BaseURL + "/api/v1/openapi.json",
 	}

@@ -89,7 +89,7 @@ func (s *Server) Start() error {
 		// lists do not change while a client is connected, and the server sends no logs.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{Subscribe: true}, Prompts: &sdk.PromptCapabilities{}},
 	})
-	s.mcp.AddReceivingMiddleware(recoverPanics(s.Store.App().Logger()), uniformToolErrors, s.listResources)
+	s.mcp.AddReceivingMiddleware(recoverPanics(s.Store.App().Logger()), uniformToolErrors, readOnlyGrants, s.listResources)
 	s.addTools(s.mcp)
 	s.addWorldTools(s.mcp)
 	s.addMemberTools(s.mcp)
@@ -185,7 +185,7 @@ const instructions = "Loreweave holds storytelling worlds. A world has documents
 	"typed operations, all or none, each call one new version that people watching see at once; list_types gives every type's operations with their parameters as JSON Schema. " +
 	"Rename, move and delete with update_document and delete_document; get_history reads a document's op log. " +
 	"Eras (list_eras, create_era) are versions of a world that inherit everything and change separately: pass era to read or write in one; leave it out for the main line. " +
-	"In text, link documents as [[id:<documentId>]] or [[id:<documentId>|shown text]]; get_links lists a document's links and backlinks. " +
+	"In Markdown text, link documents as [[doc:<documentId>]] or [[doc:<documentId>|shown text]] (or [[Name]], resolved when one document has that name); get_links lists a document's links and backlinks. " +
 	"Errors are JSON objects with a stable code and a message that says what to do."
 
 // maxBody is the largest MCP request body.
@@ -315,6 +315,7 @@ func (s *Server) ProtectedResource(resource string) *oauthex.ProtectedResourceMe
 		AuthorizationServers:   []string{s.BaseURL},
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           "Loreweave",
+		ScopesSupported:        auth.Scopes,
 		ResourceDocumentation:  s.BaseURL + "/api/v1/openapi.json",
 	}
 }

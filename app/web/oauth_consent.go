@@ -93,7 +93,7 @@ func (w *Web) authorizeForm(e *core.RequestEvent) error {
 	// browsers hold redirects of a form submission to form-action too.
 	e.Response.Header().Set("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "form-action 'self'", "form-action 'self' "+cspSource(r.redirect), 1))
 	v := views.ConsentView{ClientName: r.client.Name, RedirectTo: r.redirect.Host, Params: map[string]string{},
-		WholeServer: r.resource == w.Config.BaseURL}
+		WholeServer: r.resource == w.Config.BaseURL, ReadOnly: auth.ReadOnlyScope(auth.GrantedScope(r.params.Get("scope")))}
 	if s := r.redirect.Scheme; s != "http" && s != "https" {
 		v.RedirectTo = s + "://" + r.redirect.Host // an app's own scheme: name the app, not just a host
 	}
