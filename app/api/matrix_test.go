@@ -95,8 +95,10 @@ var matrix = map[string]route{
 	"POST /api/v1/worlds": {global, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds", map[string]any{"name": "Another"}
 	}},
-	"GET /api/v1/worlds/{worldId}":        {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world, nil }},
-	"GET /api/v1/worlds/{worldId}/export": {manage, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/export", nil }},
+	"GET /api/v1/worlds/{worldId}": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world, nil }},
+	"GET /api/v1/worlds/{worldId}/export": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/export", nil
+	}},
 	"GET /api/v1/worlds/{worldId}/members": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/members", nil
 	}},
