@@ -58,6 +58,9 @@ type exporter struct {
 	progress ExportProgress
 	files    []ArchiveFile
 	counts   ArchiveCounts
+	// The per-document queries, prepared once: parsing each query again for each of 100,000
+	// documents was a fifth of an export's time.
+	states, ops, snapshots, linkTarget *dbx.Query
 	modified time.Time // every entry's time: the world's last update, so archives compare equal
 }
 
@@ -67,6 +70,13 @@ func (x *exporter) run(worldID string) (ArchiveManifest, error) {
 		return ArchiveManifest{}, notFound(err)
 	}
 	x.modified, _ = time.Parse("2006-01-02 15:04:05.000Z", world.Updated)
+	x.states = x.db.NewQuery("SELECT era, data, text, version, forkedVersion, deleted, updated FROM document_states WHERE document = {:d} ORDER BY era").Prepare()
+	x.ops = x.db.NewQuery("SELECT era, version, ops, actor, credential, client, clientSeq, created FROM document_ops WHERE document = {:d} ORDER BY era, version").Prepare()
+	x.snapshots = x.db.NewQuery("SELECT era, version, data, created FROM document_snapshots WHERE document = {:d} ORDER BY era, version").Prepare()
+	x.linkTarget = x.db.NewQuery("SELECT name FROM documents WHERE id = {:id} AND world = {:w}").Prepare()
+	for _, q := range []*dbx.Query{x.states, x.ops, x.snapshots, x.linkTarget} {
+		defer q.Close()
+	}
 	steps := []func(World) error{x.world, x.members, x.eras, x.projects, x.tools, x.assets, x.documents}
 	for _, step := range steps {
 		if err := step(world); err != nil {
@@ -361,8 +371,7 @@ func (x *exporter) document(d Document) error {
 		Deleted       bool   `db:"deleted"`
 		Updated       string `db:"updated"`
 	}
-	if err := x.query("SELECT era, data, text, version, forkedVersion, deleted, updated FROM document_states WHERE document = {:d} ORDER BY era",
-		dbx.Params{"d": d.ID}).All(&states); err != nil {
+	if err := x.states.Bind(dbx.Params{"d": d.ID}).WithContext(x.ctx).All(&states); err != nil {
 		return fmt.Errorf("states: %w", err)
 	}
 	content := make([]ArchiveState, len(states))
@@ -374,8 +383,7 @@ func (x *exporter) document(d Document) error {
 	if err := x.writeJSON(dir+"content.json", content); err != nil {
 		return err
 	}
-	n, err := x.lines(dir+"ops.jsonl", "SELECT era, version, ops, actor, credential, client, clientSeq, created FROM document_ops WHERE document = {:d} ORDER BY era, version",
-		d.ID, func(rows *dbx.Rows) (any, error) {
+	n, err := x.lines(dir+"ops.jsonl", x.ops, d.ID, func(rows *dbx.Rows) (any, error) {
 			var op struct {
 				Era        string `db:"era"`
 				Version    int64  `db:"version"`
@@ -394,8 +402,7 @@ func (x *exporter) document(d Document) error {
 		return fmt.Errorf("ops: %w", err)
 	}
 	x.counts.Ops += n
-	n, err = x.lines(dir+"snapshots.jsonl", "SELECT era, version, data, created FROM document_snapshots WHERE document = {:d} ORDER BY era, version",
-		d.ID, func(rows *dbx.Rows) (any, error) {
+	n, err = x.lines(dir+"snapshots.jsonl", x.snapshots, d.ID, func(rows *dbx.Rows) (any, error) {
 			var sn struct {
 				Era     string `db:"era"`
 				Version int64  `db:"version"`
@@ -426,8 +433,8 @@ func (x *exporter) document(d Document) error {
 }
 
 // lines writes one JSON-lines file from a query's rows, and nothing when there are none.
-func (x *exporter) lines(name, sql, docID string, row func(*dbx.Rows) (any, error)) (int, error) {
-	rows, err := x.query(sql, dbx.Params{"d": docID}).Rows()
+func (x *exporter) lines(name string, q *dbx.Query, docID string, row func(*dbx.Rows) (any, error)) (int, error) {
+	rows, err := q.Bind(dbx.Params{"d": docID}).WithContext(x.ctx).Rows()
 	if err != nil {
 		return 0, err
 	}
@@ -484,23 +491,15 @@ func (x *exporter) markdown(d Document, text string) ([]byte, error) {
 		}
 	}
 	targets := map[string]string{} // id -> name, for the documents of the world
-	if len(ids) > 0 {
-		var rows []struct {
-			ID   string `db:"id"`
-			Name string `db:"name"`
+	for _, id := range ids {
+		var name string
+		err := x.linkTarget.Bind(dbx.Params{"id": id, "w": d.WorldID}).WithContext(x.ctx).Row(&name)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		} else if err != nil {
+			return nil, fmt.Errorf("link target %s: %w", id, err)
 		}
-		in := make([]any, len(ids))
-		for i, id := range ids {
-			in[i] = id
-		}
-		q := x.db.Select("id", "name").From("documents").
-			Where(dbx.And(dbx.HashExp{"world": d.WorldID}, dbx.In("id", in...))).WithContext(x.ctx)
-		if err := q.All(&rows); err != nil {
-			return nil, fmt.Errorf("link targets: %w", err)
-		}
-		for _, r := range rows {
-			targets[r.ID] = r.Name
-		}
+		targets[id] = name
 	}
 	body := ops.ReplaceLinks(text, func(r ops.LinkRef) string {
 		name, ok := targets[r.ID]
