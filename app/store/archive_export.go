@@ -61,7 +61,7 @@ type exporter struct {
 	// The per-document queries, prepared once: parsing each query again for each of 100,000
 	// documents was a fifth of an export's time.
 	states, ops, snapshots, linkTarget *dbx.Query
-	modified time.Time // every entry's time: the world's last update, so archives compare equal
+	modified                           time.Time // every entry's time: the world's last update, so archives compare equal
 }
 
 func (x *exporter) run(worldID string) (ArchiveManifest, error) {
@@ -384,34 +384,34 @@ func (x *exporter) document(d Document) error {
 		return err
 	}
 	n, err := x.lines(dir+"ops.jsonl", x.ops, d.ID, func(rows *dbx.Rows) (any, error) {
-			var op struct {
-				Era        string `db:"era"`
-				Version    int64  `db:"version"`
-				Ops        string `db:"ops"`
-				Actor      string `db:"actor"`
-				Credential string `db:"credential"`
-				Client     string `db:"client"`
-				ClientSeq  int64  `db:"clientSeq"`
-				Created    string `db:"created"`
-			}
-			err := rows.ScanStruct(&op)
-			return ArchiveOp{Era: op.Era, Version: op.Version, Ops: rawJSON(op.Ops), Actor: op.Actor, Credential: op.Credential,
-				Client: op.Client, ClientSeq: op.ClientSeq, Created: archiveTime(op.Created)}, err
-		})
+		var op struct {
+			Era        string `db:"era"`
+			Version    int64  `db:"version"`
+			Ops        string `db:"ops"`
+			Actor      string `db:"actor"`
+			Credential string `db:"credential"`
+			Client     string `db:"client"`
+			ClientSeq  int64  `db:"clientSeq"`
+			Created    string `db:"created"`
+		}
+		err := rows.ScanStruct(&op)
+		return ArchiveOp{Era: op.Era, Version: op.Version, Ops: rawJSON(op.Ops), Actor: op.Actor, Credential: op.Credential,
+			Client: op.Client, ClientSeq: op.ClientSeq, Created: archiveTime(op.Created)}, err
+	})
 	if err != nil {
 		return fmt.Errorf("ops: %w", err)
 	}
 	x.counts.Ops += n
 	n, err = x.lines(dir+"snapshots.jsonl", x.snapshots, d.ID, func(rows *dbx.Rows) (any, error) {
-			var sn struct {
-				Era     string `db:"era"`
-				Version int64  `db:"version"`
-				Data    string `db:"data"`
-				Created string `db:"created"`
-			}
-			err := rows.ScanStruct(&sn)
-			return ArchiveSnapshot{Era: sn.Era, Version: sn.Version, Data: rawJSON(sn.Data), Created: archiveTime(sn.Created)}, err
-		})
+		var sn struct {
+			Era     string `db:"era"`
+			Version int64  `db:"version"`
+			Data    string `db:"data"`
+			Created string `db:"created"`
+		}
+		err := rows.ScanStruct(&sn)
+		return ArchiveSnapshot{Era: sn.Era, Version: sn.Version, Data: rawJSON(sn.Data), Created: archiveTime(sn.Created)}, err
+	})
 	if err != nil {
 		return fmt.Errorf("snapshots: %w", err)
 	}
