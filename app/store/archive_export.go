@@ -58,10 +58,10 @@ type exporter struct {
 	progress ExportProgress
 	files    []ArchiveFile
 	counts   ArchiveCounts
+	modified time.Time // every entry's time: the world's last update, so archives compare equal
 	// The per-document queries, prepared once: parsing each query again for each of 100,000
 	// documents was a fifth of an export's time.
 	states, ops, snapshots, linkTarget *dbx.Query
-	modified                           time.Time // every entry's time: the world's last update, so archives compare equal
 }
 
 func (x *exporter) run(worldID string) (ArchiveManifest, error) {
