@@ -2,6 +2,7 @@ package store
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -28,7 +29,9 @@ const exportPage = 500
 
 // ExportWorld writes the world's archive to w, streaming: it never holds more than one
 // document's files in memory. It reads the world as it is at one moment (one read
-// transaction), so writes during an export do not tear it. progress may be nil.
+// transaction), so writes during an export do not tear it. progress may be nil. The manifest
+// it returns has no Files (manifest.json in the archive lists them): for a big world that
+// list is most of what an export keeps in memory, so it is kept compact and not copied.
 func (s *Store) ExportWorld(ctx context.Context, worldID string, w io.Writer, progress ExportProgress) (ArchiveManifest, error) {
 	reader, ok := s.app.ConcurrentDB().(*dbx.DB)
 	if !ok {
@@ -56,7 +59,7 @@ type exporter struct {
 	db       dbx.Builder
 	zip      *zip.Writer
 	progress ExportProgress
-	files    []ArchiveFile
+	files    []fileSum
 	counts   ArchiveCounts
 	modified time.Time // every entry's time: the world's last update, so archives compare equal
 	// The per-document queries, prepared once: parsing each query again for each of 100,000
@@ -89,23 +92,60 @@ func (x *exporter) run(worldID string) (ArchiveManifest, error) {
 		Loreweave:  LoreweaveVersion(),
 		World:      ArchiveRef{ID: world.ID, Name: world.Name},
 		Counts:     x.counts,
-		Files:      x.files,
-	}
-	body, err := indentJSON(m)
-	if err != nil {
-		return ArchiveManifest{}, err
 	}
 	f, err := x.create("manifest.json")
 	if err != nil {
 		return ArchiveManifest{}, err
 	}
-	if _, err := f.Write(body); err != nil {
-		return ArchiveManifest{}, err
+	if err := writeManifest(bufio.NewWriter(f), m, x.files); err != nil {
+		return ArchiveManifest{}, fmt.Errorf("manifest.json: %w", err)
 	}
 	if err := x.zip.Close(); err != nil {
 		return ArchiveManifest{}, err
 	}
 	return m, nil
+}
+
+// fileSum is a written file's entry of the manifest, as compact as it goes: its path is the
+// string the zip's own directory holds.
+type fileSum struct {
+	path string
+	size int64
+	sum  [sha256.Size]byte
+}
+
+// writeManifest writes manifest.json exactly as json.MarshalIndent would write m with files
+// as its Files, one file's entry at a time, instead of building the whole document (for
+// 100,000 documents, tens of megabytes) in memory.
+func writeManifest(w *bufio.Writer, m ArchiveManifest, files []fileSum) error {
+	m.Files = []ArchiveFile{}
+	head, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	// Files is the last member: head ends with `"files": []` and the closing brace.
+	cut := bytes.LastIndex(head, []byte("[]"))
+	if cut < 0 {
+		return errors.New("no files member")
+	}
+	w.Write(head[:cut+1])
+	for i, f := range files {
+		entry, err := json.MarshalIndent(ArchiveFile{Path: f.path, Size: f.size, SHA256: hex.EncodeToString(f.sum[:])}, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString("\n    ")
+		w.Write(entry)
+	}
+	if len(files) > 0 {
+		w.WriteString("\n  ")
+	}
+	w.Write(head[cut+1:])
+	w.WriteByte('\n')
+	return w.Flush()
 }
 
 func (x *exporter) query(sql string, params dbx.Params) *dbx.Query {
@@ -145,7 +185,9 @@ func (x *exporter) open(name string) (*file, error) {
 
 // done records the file's checksum in the manifest.
 func (x *exporter) done(name string, f *file) {
-	x.files = append(x.files, ArchiveFile{Path: name, Size: f.size, SHA256: hex.EncodeToString(f.sum.Sum(nil))})
+	fs := fileSum{path: name, size: f.size}
+	f.sum.Sum(fs.sum[:0])
+	x.files = append(x.files, fs)
 }
 
 // writeJSON writes one JSON file of the archive, indented.
