@@ -228,15 +228,6 @@ func (s *Store) ExportWorld(ctx context.Context, worldID string, w io.Writer, pr
 	panic("store: ExportWorld is not built yet")
 }
 
-// ImportWorld reads an archive and makes a world of it owned by ownerID. It checks every
-// file's checksum and every reference before it writes anything, then writes in one
-// transaction: a bad archive changes nothing and the error (an *apierr.Error, code
-// invalid_archive, 422) names each problem; a restore of a world this server already has is
-// a 409 world_exists.
-func (s *Store) ImportWorld(ctx context.Context, r io.ReaderAt, size int64, mode ImportMode, ownerID string) (ImportResult, error) {
-	panic("store: ImportWorld is not built yet")
-}
-
 // ArchiveFolder is the folder of a document in an archive, under documents/: its name made
 // safe for file systems (lower-case ASCII letters, digits and dashes; empty when nothing of
 // the name is left), a dash, and its id; just the id when the name leaves nothing.
