@@ -96,6 +96,9 @@ var matrix = map[string]route{
 		return "/api/v1/worlds", map[string]any{"name": "Another"}
 	}},
 	"GET /api/v1/worlds/{worldId}": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world, nil }},
+	"GET /api/v1/worlds/{worldId}/export": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/export", nil
+	}},
 	"GET /api/v1/worlds/{worldId}/members": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/members", nil
 	}},

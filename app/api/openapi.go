@@ -141,6 +141,12 @@ func withUpload(op obj) obj {
 }
 
 // fileOperation makes op's 200 answer a file of any supported type.
+// archiveOperation answers a world archive (a zip).
+func archiveOperation(op obj) obj {
+	op["responses"].(obj)["200"] = obj{"description": "The archive.", "content": obj{"application/zip": obj{"schema": obj{"type": "string", "contentMediaType": "application/zip"}}}}
+	return op
+}
+
 func fileOperation(op obj) obj {
 	op["responses"].(obj)["200"] = obj{"description": "The file's bytes.", "content": obj{"*/*": obj{"schema": obj{"type": "string", "contentMediaType": "application/octet-stream"}}}}
 	return op
@@ -198,6 +204,13 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}": obj{
 			"parameters": []obj{worldParam},
 			"get":        operation("getWorld", "One world.", "200", ref("World"), "404"),
+		},
+		"/api/v1/worlds/{worldId}/export": obj{
+			"parameters": []obj{worldParam},
+			"get": archiveOperation(operation("exportWorld", "The world's archive: one zip with manifest.json (format version, counts, the sha256 of every file), world.json, members.json, eras.json, projects.json, tools.json, assets.json and the assets' bytes, "+
+				"and per document a folder with document.json, content.json (per era with its own copy), its op log and snapshots as JSON lines and a derived index.md (docs/ARCHIVE.md). "+
+				"Streamed as it is written from one consistent read of the world, as an attachment named <world-slug>-<date>.zip; should the export fail midway the connection is cut, so a torn archive is never taken for a whole one. "+
+				"Owners and admins, on every plan.", "200", nil, "403", "404")),
 		},
 		"/api/v1/worlds/{worldId}/members": obj{
 			"parameters": []obj{worldParam},

@@ -48,6 +48,7 @@ var Routes = []Route{
 	{"GET", "/api/v1/worlds", (*API).listWorlds},
 	{"POST", "/api/v1/worlds", (*API).createWorld},
 	{"GET", "/api/v1/worlds/{worldId}", (*API).getWorld},
+	{"GET", "/api/v1/worlds/{worldId}/export", (*API).exportWorld},
 	{"GET", "/api/v1/worlds/{worldId}/members", (*API).listMembers},
 	{"POST", "/api/v1/worlds/{worldId}/members", (*API).addMember},
 	{"DELETE", "/api/v1/worlds/{worldId}/members/{userId}", (*API).removeMember},

@@ -1,9 +1,7 @@
 package store
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 )
 
 // A world archive is one zip file holding everything of one world: what `loreweave export`,
@@ -220,17 +218,3 @@ type ImportResult struct {
 
 // ExportProgress is told how far an export is: done of total documents.
 type ExportProgress func(done, total int)
-
-// ExportWorld writes the world's archive to w, streaming: it never holds more than one
-// document's files in memory. It reads the world as it is at one moment (one read
-// transaction), so writes during an export do not tear it. progress may be nil.
-func (s *Store) ExportWorld(ctx context.Context, worldID string, w io.Writer, progress ExportProgress) (ArchiveManifest, error) {
-	panic("store: ExportWorld is not built yet")
-}
-
-// ArchiveFolder is the folder of a document in an archive, under documents/: its name made
-// safe for file systems (lower-case ASCII letters, digits and dashes; empty when nothing of
-// the name is left), a dash, and its id; just the id when the name leaves nothing.
-func ArchiveFolder(name, id string) string {
-	panic("store: ArchiveFolder is not built yet")
-}

@@ -84,13 +84,13 @@ func (p *archiveProblems) err() error {
 		With("problems", p.list).With("total", p.total)
 }
 
-// archiveTime is the layout of times in an archive.
-const archiveTime = "2006-01-02T15:04:05.000Z"
+// archiveTimeLayout is the layout of times in an archive.
+const archiveTimeLayout = "2006-01-02T15:04:05.000Z"
 
 // dbTimeOf turns an archive time into a database time; ok is false when s is not one.
 func dbTimeOf(s string) (string, bool) {
-	t, err := time.Parse(archiveTime, s)
-	if err != nil || t.Format(archiveTime) != s {
+	t, err := time.Parse(archiveTimeLayout, s)
+	if err != nil || t.Format(archiveTimeLayout) != s {
 		return "", false
 	}
 	return t.Format(dbTime), true
@@ -436,7 +436,7 @@ func checkName(probs *archiveProblems, file, field, name string, required bool) 
 func checkTimes(probs *archiveProblems, file string, times ...string) {
 	for _, t := range times {
 		if _, ok := dbTimeOf(t); !ok {
-			probs.add(file, "%q is not a time of the form %s", t, archiveTime)
+			probs.add(file, "%q is not a time of the form %s", t, archiveTimeLayout)
 		}
 	}
 }
