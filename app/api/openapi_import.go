@@ -25,7 +25,9 @@ func importWorldOperation() obj {
 }
 
 func importResultSchema() obj {
-	emails := func(desc string) obj { return obj{"type": "array", "items": obj{"type": "string"}, "description": desc} }
+	emails := func(desc string) obj {
+		return obj{"type": "array", "items": obj{"type": "string"}, "description": desc}
+	}
 	count := func(what string) obj { return integer("How many " + what + " the archive held.") }
 	return object(obj{
 		"world": ref("World"),
