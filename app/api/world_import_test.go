@@ -30,8 +30,8 @@ func TestImportWorldRoute(t *testing.T) {
 		World struct {
 			ID, Role, OwnerID, Plan string
 		}
-		Mode   string
-		Counts struct{ Documents, Assets, Snapshots int }
+		Mode    string
+		Counts  struct{ Documents, Assets, Snapshots int }
 		Members struct {
 			Added, Invited, Skipped []string
 		}
