@@ -127,6 +127,10 @@ func TestImportRoundTrip(t *testing.T) {
 		p = string(store.RemapIDs([]byte(p), back))
 		data = store.RemapIDs(data, back)
 		switch p {
+		case "eras.json":
+			data = sameOrder(t, data, a.data[p], func(e store.ArchiveEra) string { return e.Name })
+		case "assets.json":
+			data = sameOrder(t, data, a.data[p], func(e store.ArchiveAsset) string { return e.Name })
 		case "world.json":
 			data = bytes.Replace(data, []byte(copyWorld.Slug), []byte(origWorld.Slug), 1)
 		case "projects.json":
@@ -144,6 +148,25 @@ func TestImportRoundTrip(t *testing.T) {
 		toNew[o] = n
 	}
 	worldWorks(t, s, r.Owner, r, res.World.ID, func(id string) string { return toNew[id] })
+}
+
+// sameOrder puts the entries of a list file in the order the original has them, by name: a
+// list ordered by time, then id, may order entries with the same time differently once they
+// have new ids.
+func sameOrder[T any](t *testing.T, data, orig []byte, name func(T) string) []byte {
+	t.Helper()
+	var items, want []T
+	if err := json.Unmarshal(data, &items); err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(orig, &want)
+	pos := map[string]int{}
+	for i, w := range want {
+		pos[name(w)] = i
+	}
+	slices.SortStableFunc(items, func(a, b T) int { return pos[name(a)] - pos[name(b)] })
+	out, _ := json.MarshalIndent(items, "", "  ")
+	return append(out, '\n')
 }
 
 // idsBack maps the copy's ids to the original's, pairing what the two archives list by name
