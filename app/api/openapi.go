@@ -201,6 +201,7 @@ func OpenAPI() obj {
 			"post": withBody(operation("createWorld", "Create a world; the caller becomes its owner.", "201", ref("World"), "400", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "genre": str("Optional, at most 200 characters; sets the theme.")}, "genre")),
 		},
+		"/api/v1/worlds/import": obj{"post": importWorldOperation()},
 		"/api/v1/worlds/{worldId}": obj{
 			"parameters": []obj{worldParam},
 			"get":        operation("getWorld", "One world.", "200", ref("World"), "404"),
@@ -403,6 +404,7 @@ func OpenAPI() obj {
 				"visibility": obj{"type": "string", "enum": store.Visibilities},
 				"eraId":      str("An era's id, or \"\" for the main line."),
 			}},
+		"ImportResult": importResultSchema(),
 		"Asset": object(obj{
 			"id": str("Asset id."), "url": str("The file's stable URL on this server (a path): what documents reference."),
 			"name": str("The name the file was uploaded with (for display only; may be empty)."),

@@ -47,6 +47,7 @@ var Routes = []Route{
 	{"GET", "/api/v1/me", (*API).me},
 	{"GET", "/api/v1/worlds", (*API).listWorlds},
 	{"POST", "/api/v1/worlds", (*API).createWorld},
+	{"POST", "/api/v1/worlds/import", (*API).importWorld},
 	{"GET", "/api/v1/worlds/{worldId}", (*API).getWorld},
 	{"GET", "/api/v1/worlds/{worldId}/export", (*API).exportWorld},
 	{"GET", "/api/v1/worlds/{worldId}/members", (*API).listMembers},
@@ -97,8 +98,9 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 			}
 			return h(a, e)
 		}))
-		if rt.Method == http.MethodPost && strings.HasSuffix(rt.Path, "/assets") {
-			// Uploads are bounded by the upload limits (uploadAsset), not PocketBase's 32 MiB.
+		if rt.Method == http.MethodPost && (strings.HasSuffix(rt.Path, "/assets") || rt.Path == "/api/v1/worlds/import") {
+			// Uploads are bounded by the upload limits (uploadAsset) and archives by the import
+			// limit (importWorld), not PocketBase's 32 MiB.
 			route.Unbind(apis.DefaultBodyLimitMiddlewareId)
 		}
 	}

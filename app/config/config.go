@@ -59,6 +59,9 @@ type Config struct {
 	// 3D model (glTF) (LOREWEAVE_MAX_IMAGE_MIB, --max-image-mib, LOREWEAVE_MAX_MODEL_MIB,
 	// --max-model-mib; set in MiB, held in bytes).
 	MaxImageBytes, MaxModelBytes int
+	// MaxImportBytes bounds one world archive sent to POST /api/v1/worlds/import
+	// (LOREWEAVE_MAX_IMPORT_MIB, --max-import-mib; set in MiB, held in bytes).
+	MaxImportBytes int
 }
 
 // LoginWindow and SignupWindow are the periods LoginRateLimit, LoginIPRateLimit and
@@ -71,7 +74,7 @@ const (
 // Default returns the configuration used when nothing is set.
 func Default() Config {
 	return Config{DefaultPlan: "studio", Signup: "open", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20, StreamIPLimit: 200,
-		MaxImageBytes: 25 << 20, MaxModelBytes: 100 << 20}
+		MaxImageBytes: 25 << 20, MaxModelBytes: 100 << 20, MaxImportBytes: 2048 << 20}
 }
 
 // Flags holds the flag values until Load reads them.
@@ -87,6 +90,7 @@ type Flags struct {
 	streamIP    string
 	maxImageMiB string
 	maxModelMiB string
+	maxImport   string
 }
 
 // Bind registers Loreweave's flags on fs (the root command's persistent flags).
@@ -103,6 +107,7 @@ func Bind(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&f.streamIP, "max-streams-ip", "", "streams (event streams, MCP requests, PocketBase realtime) open at once per client address; 0 = off (env LOREWEAVE_MAX_STREAMS_IP; default 200)")
 	fs.StringVar(&f.maxImageMiB, "max-image-mib", "", "largest uploaded image (PNG, JPEG, WebP, GIF), in MiB (env LOREWEAVE_MAX_IMAGE_MIB; default 25)")
 	fs.StringVar(&f.maxModelMiB, "max-model-mib", "", "largest uploaded 3D model (.glb, .gltf), in MiB (env LOREWEAVE_MAX_MODEL_MIB; default 100)")
+	fs.StringVar(&f.maxImport, "max-import-mib", "", "largest world archive POST /api/v1/worlds/import takes, in MiB (env LOREWEAVE_MAX_IMPORT_MIB; default 2048)")
 	return f
 }
 
@@ -148,6 +153,7 @@ func (f *Flags) Load() (Config, error) {
 	}{
 		{pick(f.maxImageMiB, "LOREWEAVE_MAX_IMAGE_MIB"), "max-image-mib", &c.MaxImageBytes},
 		{pick(f.maxModelMiB, "LOREWEAVE_MAX_MODEL_MIB"), "max-model-mib", &c.MaxModelBytes},
+		{pick(f.maxImport, "LOREWEAVE_MAX_IMPORT_MIB"), "max-import-mib", &c.MaxImportBytes},
 	} {
 		if r.raw == "" {
 			continue
@@ -172,7 +178,7 @@ func (c *Config) Validate() error {
 	if min(c.KeyRateLimit, c.IPRateLimit, c.LoginRateLimit, c.LoginIPRateLimit, c.SignupRateLimit, c.StreamIPLimit) < 0 {
 		return fmt.Errorf("config: rate limits must be 0 (off) or positive")
 	}
-	if c.MaxImageBytes < 1 || c.MaxModelBytes < 1 {
+	if c.MaxImageBytes < 1 || c.MaxModelBytes < 1 || c.MaxImportBytes < 1 {
 		return fmt.Errorf("config: upload limits must be positive")
 	}
 	if c.BaseURL != "" {

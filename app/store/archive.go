@@ -1,9 +1,7 @@
 package store
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 )
 
 // A world archive is one zip file holding everything of one world: what `loreweave export`,
@@ -220,12 +218,3 @@ type ImportResult struct {
 
 // ExportProgress is told how far an export is: done of total documents.
 type ExportProgress func(done, total int)
-
-// ImportWorld reads an archive and makes a world of it owned by ownerID. It checks every
-// file's checksum and every reference before it writes anything, then writes in one
-// transaction: a bad archive changes nothing and the error (an *apierr.Error, code
-// invalid_archive, 422) names each problem; a restore of a world this server already has is
-// a 409 world_exists.
-func (s *Store) ImportWorld(ctx context.Context, r io.ReaderAt, size int64, mode ImportMode, ownerID string) (ImportResult, error) {
-	panic("store: ImportWorld is not built yet")
-}
