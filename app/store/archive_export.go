@@ -432,11 +432,18 @@ func (x *exporter) documents(w World) error {
 	if x.progress != nil {
 		x.progress(0, total)
 	}
+	// Pages in the order of ids. Through the world's index each page sorts what is left of the
+	// world, which costs a big world's export time in the square of its size; walking the ids'
+	// own index (+d.world keeps the planner off the world's) and skipping other worlds'
+	// documents costs one pass over the server's documents in all.
+	pageQuery := "SELECT " + docCols + " FROM documents d WHERE d.world = {:w} AND d.id > {:after} ORDER BY d.id LIMIT {:limit}"
+	if total > 10*exportPage {
+		pageQuery = strings.Replace(pageQuery, "d.world =", "+d.world =", 1)
+	}
 	done, after := 0, ""
 	for {
 		var page []Document
-		if err := x.query("SELECT "+docCols+" FROM documents d WHERE d.world = {:w} AND d.id > {:after} ORDER BY d.id LIMIT {:limit}",
-			dbx.Params{"w": w.ID, "after": after, "limit": exportPage}).All(&page); err != nil {
+		if err := x.query(pageQuery, dbx.Params{"w": w.ID, "after": after, "limit": exportPage}).All(&page); err != nil {
 			return fmt.Errorf("documents: %w", err)
 		}
 		for _, d := range page {

@@ -54,7 +54,7 @@ func newZipStream(w io.Writer, modified time.Time) (*zipStream, error) {
 		return nil, err
 	}
 	_ = os.Remove(dir.Name()) // gone when closed, whatever happens
-	fw, _ := flate.NewWriter(nil, flate.DefaultCompression)
+	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
 	z := &zipStream{out: &countWriter{w: w}, dir: dir, dirBuf: bufio.NewWriterSize(dir, 64<<10), deflate: fw, crc: crc32.NewIEEE()}
 	if modified.Before(time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)) {
 		modified = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
