@@ -30,8 +30,8 @@ const exportPage = 500
 // ExportWorld writes the world's archive to w, streaming: it never holds more than one
 // document's files in memory. It reads the world as it is at one moment (one read
 // transaction), so writes during an export do not tear it. progress may be nil. The manifest
-// it returns has no Files (manifest.json in the archive lists them): for a big world that
-// list is most of what an export keeps in memory, so it is kept compact and not copied.
+// it returns has no Files: manifest.json in the archive lists them. What grows with the world
+// (that list and the zip's central directory) waits in temporary files until the end.
 func (s *Store) ExportWorld(ctx context.Context, worldID string, w io.Writer, progress ExportProgress) (ArchiveManifest, error) {
 	reader, ok := s.app.ConcurrentDB().(*dbx.DB)
 	if !ok {
@@ -129,7 +129,7 @@ func newManifestFiles() (*manifestFiles, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = os.Remove(f.Name()) // gone when closed, whatever happens
+	_ = os.Remove(f.Name()) // gone when closed, whatever happens (close removes it where an open file cannot be)
 	return &manifestFiles{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
 }
 
@@ -182,7 +182,10 @@ func (m *manifestFiles) writeManifest(w io.Writer, man ArchiveManifest) error {
 	return err
 }
 
-func (m *manifestFiles) close() { m.f.Close() }
+func (m *manifestFiles) close() {
+	m.f.Close()
+	_ = os.Remove(m.f.Name())
+}
 
 func (x *exporter) query(sql string, params dbx.Params) *dbx.Query {
 	return x.db.NewQuery(sql).Bind(params).WithContext(x.ctx)
