@@ -116,3 +116,19 @@ func TestUploadLimitSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestImportLimitSetting(t *testing.T) {
+	c, err := load(t, nil, nil)
+	if err != nil || c.MaxImportBytes != 2048<<20 {
+		t.Fatalf("default: %d, %v", c.MaxImportBytes, err)
+	}
+	if c, err = load(t, nil, map[string]string{"LOREWEAVE_MAX_IMPORT_MIB": "64"}); err != nil || c.MaxImportBytes != 64<<20 {
+		t.Fatalf("env: %d, %v", c.MaxImportBytes, err)
+	}
+	if c, err = load(t, []string{"--max-import-mib", "8"}, map[string]string{"LOREWEAVE_MAX_IMPORT_MIB": "64"}); err != nil || c.MaxImportBytes != 8<<20 {
+		t.Fatalf("flag: %d, %v", c.MaxImportBytes, err)
+	}
+	if _, err := load(t, []string{"--max-import-mib", "0"}, nil); err == nil || !strings.Contains(err.Error(), "max-import-mib") {
+		t.Fatalf("0: %v", err)
+	}
+}

@@ -938,6 +938,12 @@ func (s *Store) writeImport(ctx context.Context, p *importPlan, mode ImportMode,
 		if errors.As(err, &ae) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return ImportResult{}, err
 		}
+		if mode == ImportRestore && strings.Contains(err.Error(), "UNIQUE constraint failed") {
+			// Another import of the same world committed between the check and this one.
+			return ImportResult{}, apierr.New(http.StatusConflict, "world_exists",
+				"this server already has the world %s (%q), restored meanwhile; import the archive with mode=copy to make a copy beside it", p.world.ID, p.world.Name).
+				With("id", p.world.ID).With("kind", "world")
+		}
 		return ImportResult{}, fmt.Errorf("store: import %s: %w", p.world.ID, err)
 	}
 	committed = true
