@@ -15,7 +15,7 @@ func load(t *testing.T, args []string, env map[string]string) (config.Config, er
 	t.Helper()
 	for _, name := range []string{"LOREWEAVE_DEFAULT_PLAN", "LOREWEAVE_SIGNUP", "LOREWEAVE_BASE_URL", "LOREWEAVE_RATE_LIMIT_KEY", "LOREWEAVE_RATE_LIMIT_IP",
 		"LOREWEAVE_RATE_LIMIT_LOGIN", "LOREWEAVE_RATE_LIMIT_LOGIN_IP", "LOREWEAVE_RATE_LIMIT_SIGNUP", "LOREWEAVE_MAX_STREAMS_IP",
-		"LOREWEAVE_MAX_IMAGE_MIB", "LOREWEAVE_MAX_MODEL_MIB"} {
+		"LOREWEAVE_MAX_IMAGE_MIB", "LOREWEAVE_MAX_MODEL_MIB", "LOREWEAVE_MAX_IMPORT_MIB"} {
 		t.Setenv(name, env[name])
 	}
 	fs := pflag.NewFlagSet("loreweave", pflag.ContinueOnError)
