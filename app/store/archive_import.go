@@ -630,6 +630,16 @@ func (p *importPlan) checkDocuments(ctx context.Context, bad map[string]bool, er
 			probs.add(file, "parentId %q is a %s, not a folder", d.ParentID, parent.DocumentType)
 		case parent.ID == d.ID:
 			probs.add(file, "the document is its own parent")
+		default:
+			// Folders nest without a cycle: the chain of parents ends at the top level.
+			seen := map[string]bool{d.ID: true}
+			for up := parent; up != nil && up.ParentID != ""; up = byID[up.ParentID] {
+				if seen[up.ParentID] {
+					probs.add(file, "its parents go round in a cycle")
+					break
+				}
+				seen[up.ID] = true
+			}
 		}
 	}
 	for _, d := range p.docs {
