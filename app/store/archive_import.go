@@ -106,7 +106,6 @@ type importDoc struct {
 	ArchiveDocument
 	folder        string
 	ops, snaps    bool // the folder has ops.jsonl, snapshots.jsonl
-	stateEras     map[string]bool
 	documentValid bool
 }
 
@@ -175,6 +174,7 @@ func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, e
 		}
 		p.files[f.Name] = f
 	}
+	zr.File = nil // p.files holds them: one index of a big archive's directory is enough
 	if !p.readJSON("manifest.json", &p.manifest, &probs) {
 		return nil, probs.err()
 	}
@@ -192,6 +192,14 @@ func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, e
 	}
 	if err := probs.err(); err != nil {
 		return nil, err
+	}
+	// What the second pass does not read goes: between the passes, memory holds one small
+	// entry per document and per file read again.
+	p.manifest.Files = nil
+	for name := range p.files {
+		if strings.HasSuffix(name, ".md") {
+			delete(p.files, name)
+		}
 	}
 	return p, nil
 }
@@ -576,7 +584,7 @@ func (p *importPlan) checkDocuments(ctx context.Context, bad map[string]bool, er
 		folder, file, _ := strings.Cut(rest, "/")
 		d := folders[folder]
 		if d == nil {
-			d = &importDoc{folder: folder, stateEras: map[string]bool{}}
+			d = &importDoc{folder: folder}
 			folders[folder] = d
 			order = append(order, folder)
 		}
@@ -686,16 +694,17 @@ func (p *importPlan) supportedOps(docType string) map[string]bool {
 // checkDocumentFiles checks a document's content, op log and snapshots.
 func (p *importPlan) checkDocumentFiles(d *importDoc, bad map[string]bool, eras map[string]bool, probs *archiveProblems) {
 	dir := "documents/" + d.folder + "/"
+	stateEras := map[string]bool{}
 	var states []ArchiveState
 	if !bad[dir+"content.json"] && p.readJSON(dir+"content.json", &states, probs) {
 		for i, st := range states {
 			switch {
 			case !eras[st.Era]:
 				probs.add(dir+"content.json", "state %d is of the era %q, which is not an era of the archive", i, st.Era)
-			case d.stateEras[st.Era]:
+			case stateEras[st.Era]:
 				probs.add(dir+"content.json", "two states of the era %q", st.Era)
 			}
-			d.stateEras[st.Era] = true
+			stateEras[st.Era] = true
 			if st.Version < 0 || st.ForkedVersion < 0 || st.ForkedVersion > st.Version && !st.Deleted {
 				probs.add(dir+"content.json", "state %d has the version %d forked at %d", i, st.Version, st.ForkedVersion)
 			}
@@ -711,7 +720,7 @@ func (p *importPlan) checkDocumentFiles(d *importDoc, bad map[string]bool, eras 
 		last := map[string]int64{}
 		err := readLines(p.files[dir+"ops.jsonl"], func(n int, o ArchiveOp) bool {
 			p.counts.Ops++
-			if !d.stateEras[o.Era] {
+			if !stateEras[o.Era] {
 				probs.add(dir+"ops.jsonl", "line %d is of the era %q, in which the document has no state", n, o.Era)
 			}
 			if o.Version <= last[o.Era] {
@@ -741,7 +750,7 @@ func (p *importPlan) checkDocumentFiles(d *importDoc, bad map[string]bool, eras 
 		last := map[string]int64{}
 		err := readLines(p.files[dir+"snapshots.jsonl"], func(n int, sn ArchiveSnapshot) bool {
 			p.counts.Snapshots++
-			if !d.stateEras[sn.Era] {
+			if !stateEras[sn.Era] {
 				probs.add(dir+"snapshots.jsonl", "line %d is of the era %q, in which the document has no state", n, sn.Era)
 			}
 			if sn.Version < 0 || sn.Version <= last[sn.Era] && last[sn.Era] != 0 {
