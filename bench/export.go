@@ -59,9 +59,6 @@ func (b *bench) runExport() error {
 		return fmt.Errorf("loreweave export: %w\n%s", err, ours.output)
 	}
 	zipSize := fileSize(archive)
-	if err := b.measureImport(bin, archive, work, n, ours); err != nil {
-		return err
-	}
 
 	dump := filepath.Join(work, "dump.sql")
 	base, err := measureChild(exec.Command("sh", "-c", `sqlite3 "$1" .dump > "$2"`, "sh", filepath.Join(t.srv.Dir, "data.db"), dump))
