@@ -18,7 +18,7 @@ import (
 //
 //	world.json                    ArchiveWorld
 //	members.json                  []ArchiveMember, by email
-//	eras.json                     []ArchiveEra, by created then id (parents before children)
+//	eras.json                     []ArchiveEra, by created then id, each after its parent (the two can share a created time)
 //	projects.json                 []ArchiveProject, by created then id
 //	tools.json                    []ArchiveTool, by name
 //	assets.json                   []ArchiveAsset, by created then id

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"context"
@@ -13,6 +12,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
 	"path"
 	"runtime/debug"
 	"slices"
@@ -44,8 +44,8 @@ func (s *Store) ExportWorld(ctx context.Context, worldID string, w io.Writer, pr
 		return ArchiveManifest{}, fmt.Errorf("store: export %s: begin: %w", worldID, err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read only: nothing to keep or lose
-	x := &exporter{s: s, ctx: ctx, db: tx, zip: zip.NewWriter(w), progress: progress}
-	m, err := x.run(worldID)
+	x := &exporter{s: s, ctx: ctx, db: tx, progress: progress}
+	m, err := x.run(worldID, w)
 	if err != nil {
 		return ArchiveManifest{}, fmt.Errorf("store: export %s: %w", worldID, err)
 	}
@@ -57,22 +57,31 @@ type exporter struct {
 	s        *Store
 	ctx      context.Context
 	db       dbx.Builder
-	zip      *zip.Writer
+	zip      *zipStream
 	progress ExportProgress
-	files    []fileSum
+	files    *manifestFiles
 	counts   ArchiveCounts
-	modified time.Time // every entry's time: the world's last update, so archives compare equal
 	// The per-document queries, prepared once: parsing each query again for each of 100,000
 	// documents was a fifth of an export's time.
 	states, ops, snapshots, linkTarget *dbx.Query
 }
 
-func (x *exporter) run(worldID string) (ArchiveManifest, error) {
+func (x *exporter) run(worldID string, w io.Writer) (ArchiveManifest, error) {
 	var world World
 	if err := x.query("SELECT "+worldCols+" FROM worlds w WHERE w.id = {:id}", dbx.Params{"id": worldID}).One(&world); err != nil {
 		return ArchiveManifest{}, notFound(err)
 	}
-	x.modified, _ = time.Parse("2006-01-02 15:04:05.000Z", world.Updated)
+	// Every file carries the world's last update as its time, so archives compare equal.
+	modified, _ := time.Parse("2006-01-02 15:04:05.000Z", world.Updated)
+	var err error
+	if x.zip, err = newZipStream(w, modified); err != nil {
+		return ArchiveManifest{}, err
+	}
+	defer x.zip.Discard()
+	if x.files, err = newManifestFiles(); err != nil {
+		return ArchiveManifest{}, err
+	}
+	defer x.files.close()
 	x.states = x.db.NewQuery("SELECT era, data, text, version, forkedVersion, deleted, updated FROM document_states WHERE document = {:d} ORDER BY era").Prepare()
 	x.ops = x.db.NewQuery("SELECT era, version, ops, actor, credential, client, clientSeq, created FROM document_ops WHERE document = {:d} ORDER BY era, version").Prepare()
 	x.snapshots = x.db.NewQuery("SELECT era, version, data, created FROM document_snapshots WHERE document = {:d} ORDER BY era, version").Prepare()
@@ -97,7 +106,7 @@ func (x *exporter) run(worldID string) (ArchiveManifest, error) {
 	if err != nil {
 		return ArchiveManifest{}, err
 	}
-	if err := writeManifest(bufio.NewWriter(f), m, x.files); err != nil {
+	if err := x.files.writeManifest(f, m); err != nil {
 		return ArchiveManifest{}, fmt.Errorf("manifest.json: %w", err)
 	}
 	if err := x.zip.Close(); err != nil {
@@ -106,20 +115,47 @@ func (x *exporter) run(worldID string) (ArchiveManifest, error) {
 	return m, nil
 }
 
-// fileSum is a written file's entry of the manifest, as compact as it goes: its path is the
-// string the zip's own directory holds.
-type fileSum struct {
-	path string
-	size int64
-	sum  [sha256.Size]byte
+// manifestFiles is the "files" list of manifest.json, written entry by entry to a temporary
+// file as the archive's files end: for a big world it is most of the manifest (some 150
+// bytes a file), and it can only be written once every file is.
+type manifestFiles struct {
+	f *os.File
+	w *bufio.Writer
+	n int
 }
 
-// writeManifest writes manifest.json exactly as json.MarshalIndent would write m with files
-// as its Files, one file's entry at a time, instead of building the whole document (for
-// 100,000 documents, tens of megabytes) in memory.
-func writeManifest(w *bufio.Writer, m ArchiveManifest, files []fileSum) error {
-	m.Files = []ArchiveFile{}
-	head, err := json.MarshalIndent(m, "", "  ")
+func newManifestFiles() (*manifestFiles, error) {
+	f, err := os.CreateTemp("", "loreweave-export-*.files")
+	if err != nil {
+		return nil, err
+	}
+	_ = os.Remove(f.Name()) // gone when closed, whatever happens
+	return &manifestFiles{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+}
+
+// add writes one file's entry as json.MarshalIndent writes it inside the manifest.
+func (m *manifestFiles) add(f ArchiveFile) error {
+	entry, err := json.MarshalIndent(f, "    ", "  ")
+	if err != nil {
+		return err
+	}
+	if m.n > 0 {
+		m.w.WriteByte(',')
+	}
+	m.w.WriteString("\n    ")
+	_, err = m.w.Write(entry)
+	m.n++
+	return err
+}
+
+// writeManifest writes manifest.json, with the entries added as its Files, exactly as
+// json.MarshalIndent writes the whole manifest (and an ending newline).
+func (m *manifestFiles) writeManifest(w io.Writer, man ArchiveManifest) error {
+	if err := m.w.Flush(); err != nil {
+		return err
+	}
+	man.Files = []ArchiveFile{}
+	head, err := json.MarshalIndent(man, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -128,25 +164,25 @@ func writeManifest(w *bufio.Writer, m ArchiveManifest, files []fileSum) error {
 	if cut < 0 {
 		return errors.New("no files member")
 	}
-	w.Write(head[:cut+1])
-	for i, f := range files {
-		entry, err := json.MarshalIndent(ArchiveFile{Path: f.path, Size: f.size, SHA256: hex.EncodeToString(f.sum[:])}, "    ", "  ")
-		if err != nil {
+	if _, err := w.Write(head[:cut+1]); err != nil {
+		return err
+	}
+	if _, err := m.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, m.f); err != nil {
+		return err
+	}
+	if m.n > 0 {
+		if _, err := io.WriteString(w, "\n  "); err != nil {
 			return err
 		}
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		w.WriteString("\n    ")
-		w.Write(entry)
 	}
-	if len(files) > 0 {
-		w.WriteString("\n  ")
-	}
-	w.Write(head[cut+1:])
-	w.WriteByte('\n')
-	return w.Flush()
+	_, err = w.Write(append(head[cut+1:], '\n'))
+	return err
 }
+
+func (m *manifestFiles) close() { m.f.Close() }
 
 func (x *exporter) query(sql string, params dbx.Params) *dbx.Query {
 	return x.db.NewQuery(sql).Bind(params).WithContext(x.ctx)
@@ -157,7 +193,10 @@ func (x *exporter) create(name string) (io.Writer, error) {
 	if err := x.ctx.Err(); err != nil {
 		return nil, err
 	}
-	return x.zip.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: x.modified})
+	if err := x.zip.Create(name); err != nil {
+		return nil, err
+	}
+	return x.zip, nil
 }
 
 // file is an archive file being written: its size and checksum are counted as it goes.
@@ -184,10 +223,8 @@ func (x *exporter) open(name string) (*file, error) {
 }
 
 // done records the file's checksum in the manifest.
-func (x *exporter) done(name string, f *file) {
-	fs := fileSum{path: name, size: f.size}
-	f.sum.Sum(fs.sum[:0])
-	x.files = append(x.files, fs)
+func (x *exporter) done(name string, f *file) error {
+	return x.files.add(ArchiveFile{Path: name, Size: f.size, SHA256: hex.EncodeToString(f.sum.Sum(nil))})
 }
 
 // writeJSON writes one JSON file of the archive, indented.
@@ -203,8 +240,7 @@ func (x *exporter) writeJSON(name string, v any) error {
 	if _, err := f.Write(body); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	x.done(name, f)
-	return nil
+	return x.done(name, f)
 }
 
 // indentJSON is the archive's JSON: two-space indentation and a final newline.
@@ -252,12 +288,36 @@ func (x *exporter) eras(w World) error {
 		dbx.Params{"w": w.ID}).All(&rows); err != nil {
 		return fmt.Errorf("eras: %w", err)
 	}
-	out := make([]ArchiveEra, len(rows))
-	for i, e := range rows {
-		out[i] = ArchiveEra{ID: e.ID, Name: e.Name, ParentID: e.ParentID, Created: archiveTime(e.Created)}
+	out := make([]ArchiveEra, 0, len(rows))
+	for _, e := range parentsFirst(rows) {
+		out = append(out, ArchiveEra{ID: e.ID, Name: e.Name, ParentID: e.ParentID, Created: archiveTime(e.Created)})
 	}
 	x.counts.Eras = len(out)
 	return x.writeJSON("eras.json", out)
+}
+
+// parentsFirst keeps eras in their order (by creation, then id) but moves each era after
+// its parent: an era and the one forked from it can share a creation time to the
+// millisecond, and then the child's id may come first.
+func parentsFirst(eras []Era) []Era {
+	out := make([]Era, 0, len(eras))
+	placed := map[string]bool{MainLine: true}
+	for len(out) < len(eras) {
+		progress := false
+		for _, e := range eras {
+			if !placed[e.ID] && placed[e.ParentID] {
+				out, placed[e.ID], progress = append(out, e), true, true
+			}
+		}
+		if !progress { // a parent outside the world: keep the rest as they are
+			for _, e := range eras {
+				if !placed[e.ID] {
+					out, placed[e.ID] = append(out, e), true
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (x *exporter) projects(w World) error {
@@ -360,8 +420,7 @@ func (x *exporter) copyAsset(a Asset, name string) error {
 	if _, err := io.Copy(f, r); err != nil {
 		return fmt.Errorf("asset %s: %w", a.ID, err)
 	}
-	x.done(name, f)
-	return nil
+	return x.done(name, f)
 }
 
 // documents writes every document's folder, a page of documents at a time.
@@ -506,7 +565,7 @@ func (x *exporter) lines(name string, q *dbx.Query, docID string, row func(*dbx.
 		return n, err
 	}
 	if f != nil {
-		x.done(name, f)
+		return n, x.done(name, f)
 	}
 	return n, nil
 }
@@ -519,8 +578,7 @@ func (x *exporter) writeBytes(name string, b []byte) error {
 	if _, err := f.Write(b); err != nil {
 		return err
 	}
-	x.done(name, f)
-	return nil
+	return x.done(name, f)
 }
 
 // markdown is a document's index.md: its name as a heading, then its text with links to
