@@ -125,6 +125,9 @@ type importPlan struct {
 	// assetTypes are the detected types of the asset files, by path.
 	assetTypes map[string]fileType
 	counts     ArchiveCounts
+	// copyBuf and lineBuf are reused for every file read: a big archive has hundreds of
+	// thousands of small files.
+	copyBuf, lineBuf []byte
 }
 
 // ImportWorld reads an archive and makes a world of it owned by ownerID. It checks every
@@ -166,7 +169,8 @@ func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, e
 		probs.add("", "not a zip file, or a truncated one (%v)", err)
 		return nil, probs.err()
 	}
-	p := &importPlan{files: map[string]*zip.File{}, types: map[string]*ops.ToolType{}, assetTypes: map[string]fileType{}}
+	p := &importPlan{files: map[string]*zip.File{}, types: map[string]*ops.ToolType{}, assetTypes: map[string]fileType{},
+		copyBuf: make([]byte, 32<<10), lineBuf: make([]byte, 0, 64<<10)}
 	for _, f := range zr.File {
 		if _, dup := p.files[f.Name]; dup {
 			probs.add(f.Name, "the archive holds two files of this name")
@@ -175,14 +179,13 @@ func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, e
 		p.files[f.Name] = f
 	}
 	zr.File = nil // p.files holds them: one index of a big archive's directory is enough
-	if !p.readJSON("manifest.json", &p.manifest, &probs) {
+	bad, ok := p.checkManifest(ctx, &probs)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !ok {
 		return nil, probs.err()
 	}
-	if p.manifest.Format != ArchiveFormat || p.manifest.Version != ArchiveVersion {
-		probs.add("manifest.json", "format %q version %d is not one this server reads (%q version %d)", p.manifest.Format, p.manifest.Version, ArchiveFormat, ArchiveVersion)
-		return nil, probs.err()
-	}
-	bad := p.checkFiles(ctx, &probs)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -195,7 +198,6 @@ func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, e
 	}
 	// What the second pass does not read goes: between the passes, memory holds one small
 	// entry per document and per file read again.
-	p.manifest.Files = nil
 	for name := range p.files {
 		if strings.HasSuffix(name, ".md") {
 			delete(p.files, name)
@@ -204,36 +206,54 @@ func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, e
 	return p, nil
 }
 
-// checkFiles compares the archive's files with the manifest: each listed file is there
-// with its size and checksum, no other file is, and each is where the format puts files.
-// It returns the files that failed.
-func (p *importPlan) checkFiles(ctx context.Context, probs *archiveProblems) map[string]bool {
-	bad := map[string]bool{}
+// checkManifest reads manifest.json and compares the archive's files with it: each listed
+// file is there with its size and checksum, no other file is, and each is where the format
+// puts files. It returns the files that failed; ok is false when the manifest itself cannot
+// be read or is of another format. The file list is checked as it is read, one entry at a
+// time: a big archive's list is never held whole.
+func (p *importPlan) checkManifest(ctx context.Context, probs *archiveProblems) (bad map[string]bool, ok bool) {
+	bad = map[string]bool{}
 	listed := map[string]bool{"manifest.json": true}
-	for _, f := range p.manifest.Files {
-		if ctx.Err() != nil {
-			return bad
-		}
+	check := func(f ArchiveFile) {
 		if listed[f.Path] {
 			probs.add("manifest.json", "%s is listed twice", f.Path)
-			continue
+			return
 		}
 		listed[f.Path] = true
 		if !knownArchivePath(f.Path) {
 			probs.add(f.Path, "this file has no place in a world archive")
 			bad[f.Path] = true
-			continue
+			return
 		}
 		zf := p.files[f.Path]
 		if zf == nil {
 			probs.add(f.Path, "listed in the manifest but missing from the archive")
 			bad[f.Path] = true
-			continue
+			return
 		}
 		if problem := p.checkFile(zf, f); problem != "" {
 			probs.add(f.Path, "%s", problem)
 			bad[f.Path] = true
 		}
+	}
+	zf := p.files["manifest.json"]
+	if zf == nil {
+		probs.add("manifest.json", "missing from the archive")
+		return nil, false
+	}
+	rc, err := zf.Open()
+	if err != nil {
+		probs.add("manifest.json", "cannot be read (%v)", err)
+		return nil, false
+	}
+	defer rc.Close()
+	if err := p.streamManifest(ctx, json.NewDecoder(rc), check); err != nil {
+		probs.add("manifest.json", "not valid JSON of its kind: %v", err)
+		return nil, false
+	}
+	if p.manifest.Format != ArchiveFormat || p.manifest.Version != ArchiveVersion {
+		probs.add("manifest.json", "format %q version %d is not one this server reads (%q version %d)", p.manifest.Format, p.manifest.Version, ArchiveFormat, ArchiveVersion)
+		return nil, false
 	}
 	for name := range p.files {
 		if !listed[name] {
@@ -241,7 +261,79 @@ func (p *importPlan) checkFiles(ctx context.Context, probs *archiveProblems) map
 			bad[name] = true
 		}
 	}
-	return bad
+	return bad, true
+}
+
+// streamManifest decodes manifest.json strictly into p.manifest, but for its file list,
+// whose entries it hands to check one at a time.
+func (p *importPlan) streamManifest(ctx context.Context, dec *json.Decoder, check func(ArchiveFile)) error {
+	dec.DisallowUnknownFields()
+	delim := func(want json.Delim) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if tok != want {
+			return fmt.Errorf("expected %v, found %v", want, tok)
+		}
+		return nil
+	}
+	if err := delim('{'); err != nil {
+		return err
+	}
+	m := &p.manifest
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		var v any
+		switch key {
+		case "format":
+			v = &m.Format
+		case "version":
+			v = &m.Version
+		case "exportedAt":
+			v = &m.ExportedAt
+		case "loreweave":
+			v = &m.Loreweave
+		case "world":
+			v = &m.World
+		case "counts":
+			v = &m.Counts
+		case "files":
+			if err := delim('['); err != nil {
+				return fmt.Errorf("files: %w", err)
+			}
+			for dec.More() {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				var f ArchiveFile
+				if err := dec.Decode(&f); err != nil {
+					return fmt.Errorf("files: %w", err)
+				}
+				check(f)
+			}
+			if err := delim(']'); err != nil {
+				return fmt.Errorf("files: %w", err)
+			}
+			continue
+		default:
+			return fmt.Errorf("json: unknown field %q", key)
+		}
+		if err := dec.Decode(v); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	if err := delim('}'); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("more than one JSON value")
+	}
+	return nil
 }
 
 // checkFile reads one file whole and compares it with its manifest entry; it returns what
@@ -257,7 +349,11 @@ func (p *importPlan) checkFile(zf *zip.File, want ArchiveFile) string {
 	defer rc.Close()
 	h := sha256.New()
 	var head headWriter
-	n, err := io.Copy(io.MultiWriter(h, &head), io.LimitReader(rc, want.Size+1))
+	var dst io.Writer = h
+	if strings.HasPrefix(want.Path, "assets/") {
+		dst = io.MultiWriter(h, &head) // its type is detected from its first bytes
+	}
+	n, err := io.CopyBuffer(dst, io.LimitReader(rc, want.Size+1), p.copyBuf)
 	if err != nil {
 		return fmt.Sprintf("cannot be read: truncated or corrupt (%v)", err)
 	}
@@ -340,14 +436,14 @@ func (p *importPlan) readJSON(name string, v any, probs *archiveProblems) bool {
 
 // readLines calls fn with each line of a JSON-lines file, decoded strictly into a fresh T,
 // and its line number; it stops at the first line fn returns false for.
-func readLines[T any](zf *zip.File, fn func(line int, v T) bool) error {
+func readLines[T any](p *importPlan, zf *zip.File, fn func(line int, v T) bool) error {
 	rc, err := zf.Open()
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
 	sc := bufio.NewScanner(rc)
-	sc.Buffer(make([]byte, 0, 64<<10), maxArchiveJSON)
+	sc.Buffer(p.lineBuf[:0], maxArchiveJSON)
 	for n := 1; sc.Scan(); n++ {
 		var v T
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
@@ -718,7 +814,7 @@ func (p *importPlan) checkDocumentFiles(d *importDoc, bad map[string]bool, eras 
 	if d.ops && !bad[dir+"ops.jsonl"] {
 		supported := p.supportedOps(d.DocumentType)
 		last := map[string]int64{}
-		err := readLines(p.files[dir+"ops.jsonl"], func(n int, o ArchiveOp) bool {
+		err := readLines(p, p.files[dir+"ops.jsonl"], func(n int, o ArchiveOp) bool {
 			p.counts.Ops++
 			if !stateEras[o.Era] {
 				probs.add(dir+"ops.jsonl", "line %d is of the era %q, in which the document has no state", n, o.Era)
@@ -748,7 +844,7 @@ func (p *importPlan) checkDocumentFiles(d *importDoc, bad map[string]bool, eras 
 	}
 	if d.snaps && !bad[dir+"snapshots.jsonl"] {
 		last := map[string]int64{}
-		err := readLines(p.files[dir+"snapshots.jsonl"], func(n int, sn ArchiveSnapshot) bool {
+		err := readLines(p, p.files[dir+"snapshots.jsonl"], func(n int, sn ArchiveSnapshot) bool {
 			p.counts.Snapshots++
 			if !stateEras[sn.Era] {
 				probs.add(dir+"snapshots.jsonl", "line %d is of the era %q, in which the document has no state", n, sn.Era)
@@ -1207,7 +1303,7 @@ func (w *importWriter) document(d *importDoc) error {
 	if d.ops {
 		totals := map[string]int64{}
 		var werr error
-		err := readLines(p.files[dir+"ops.jsonl"], func(_ int, o ArchiveOp) bool {
+		err := readLines(p, p.files[dir+"ops.jsonl"], func(_ int, o ArchiveOp) bool {
 			batch := w.remap(compactJSON(o.Ops))
 			totals[o.Era] += int64(len(batch))
 			t, _ := dbTimeOf(o.Created)
@@ -1221,7 +1317,7 @@ func (w *importWriter) document(d *importDoc) error {
 	}
 	if d.snaps {
 		var werr error
-		err := readLines(p.files[dir+"snapshots.jsonl"], func(_ int, sn ArchiveSnapshot) bool {
+		err := readLines(p, p.files[dir+"snapshots.jsonl"], func(_ int, sn ArchiveSnapshot) bool {
 			t, _ := dbTimeOf(sn.Created)
 			_, werr = w.snapshot.Bind(dbx.Params{"doc": docID, "era": w.id(sn.Era), "version": sn.Version,
 				"data": string(w.remap(compactJSON(sn.Data))), "created": t}).Execute()
