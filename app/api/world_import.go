@@ -68,7 +68,8 @@ func (a *API) importWorld(e *core.RequestEvent) error {
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	body := &deadlineReader{r: e.Request.Body, rc: http.NewResponseController(e.Response)}
+	rc := http.NewResponseController(e.Response)
+	body := &deadlineReader{r: e.Request.Body, rc: rc}
 	n, err := io.Copy(f, io.LimitReader(body, limit+1))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -81,6 +82,8 @@ func (a *API) importWorld(e *core.RequestEvent) error {
 		return tooLarge
 	}
 	res, err := a.Store.ImportWorld(e.Request.Context(), f, n, mode, auth.PrincipalOf(e).UserID)
+	// A big import may outlast the server's write timeout: the answer gets its own time.
+	_ = rc.SetWriteDeadline(time.Now().Add(archiveReadTimeout))
 	if err != nil {
 		return err
 	}

@@ -398,6 +398,8 @@ func TestImportRefusesBadArchives(t *testing.T) {
 		{"file not listed", "extra.txt", "not listed", rewrite(t, a, map[string][]byte{"extra.txt": []byte("hi")}, true)},
 		{"dangling parent", card + "document.json", "parentId", rewrite(t, a, map[string][]byte{
 			card + "document.json": edit(card+"document.json", `"parentId": ""`, `"parentId": "nosuchdocument1"`)}, false)},
+		{"its own parent", folder(r.Folder) + "document.json", "own parent", rewrite(t, a, map[string][]byte{
+			folder(r.Folder) + "document.json": edit(folder(r.Folder)+"document.json", `"parentId": ""`, `"parentId": "`+r.Folder+`"`)}, false)},
 		{"unknown type", card + "document.json", "spaceship", rewrite(t, a, map[string][]byte{
 			card + "document.json": edit(card+"document.json", `"documentType": "card"`, `"documentType": "spaceship"`)}, false)},
 		{"era of nothing", "eras.json", "parent", rewrite(t, a, map[string][]byte{
