@@ -47,6 +47,7 @@ type Loreweave struct {
 // Setup installs Loreweave into pb. Routes and workers start when pb serves.
 func Setup(pb core.App, cfg config.Config) *Loreweave {
 	lw := &Loreweave{PB: pb, Config: cfg, Store: store.New(pb), Keys: auth.NewKeys(pb)}
+	lw.Store.DefaultPlan = cfg.DefaultPlan
 	lw.Keys.Watch(lw.Store)
 	lw.MCP = &mcp.Server{Store: lw.Store, Keys: lw.Keys}
 	lw.OAuth = &auth.OAuth{App: pb, Resources: lw.MCP.Resources}

@@ -75,6 +75,7 @@ var scenarios = []scenario{
 	{"timeline", "a 2,000-event timeline's page: server render vs JSON read, time to interactive in Chromium vs a 10-event one", false, (*bench).runTimeline},
 	{"era", "era creation in a 100,000-document world vs a 10-document one", false, (*bench).runEra},
 	{"search", "search: index 100,000 documents, query latency vs SQLite FTS5", false, (*bench).runSearch},
+	{"export", "export a 100,000-document world with loreweave export, and import the archive as a copy (docs/s, MB/s, peak RSS of each child) vs sqlite3 .dump of the same database and loading that dump", false, (*bench).runExport},
 	{"rss", "peak RSS with 10,000 documents, 100 worlds, 1,000 watchers", false, (*bench).runRSS},
 	{"load", "load test: 100 clients for 60 s mixing reads, writes, searches, lists, creates and SSE watchers", true, (*bench).runLoad},
 }

@@ -68,6 +68,9 @@ var paramRE = regexp.MustCompile(`\{[^}]+\}`)
 
 // template finds the documented path template a concrete path matches.
 func template(doc map[string]any, path string) string {
+	if _, ok := doc["paths"].(map[string]any)[path]; ok {
+		return path // a literal path (/api/v1/worlds/import) wins over a template it also matches
+	}
 	for k := range doc["paths"].(map[string]any) {
 		if regexp.MustCompile("^" + paramRE.ReplaceAllString(k, `[^/]+`) + "$").MatchString(path) {
 			return k

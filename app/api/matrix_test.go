@@ -35,6 +35,7 @@ type matrixFixture struct {
 	world   string
 	users   map[string]apptest.User
 	counter int
+	zip     []byte // the world's archive, once exported (see archive)
 }
 
 // route describes how to call one route and what it needs. target returns the path and body
@@ -152,6 +153,9 @@ var matrix = map[string]route{
 	"POST /api/v1/worlds": {global, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds", map[string]any{"name": "Another"}
 	}},
+	"POST /api/v1/worlds/import": {global, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/import?mode=copy", zipBody(f.archive())
+	}},
 	"GET /api/v1/worlds/{worldId}": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world, nil }},
 	"PATCH /api/v1/worlds/{worldId}": {manage, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world, map[string]any{"genre": "fantasy"}
@@ -165,6 +169,9 @@ var matrix = map[string]route{
 		return "/api/v1/worlds/" + id + "/restore", nil
 	}},
 	"GET /api/v1/trash": {global, func(f *matrixFixture) (string, any) { return "/api/v1/trash", nil }},
+	"GET /api/v1/worlds/{worldId}/export": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/export", nil
+	}},
 	"GET /api/v1/worlds/{worldId}/members": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/members", nil
 	}},
@@ -408,6 +415,10 @@ func send(t *testing.T, s *apptest.Server, method, path string, body any, authz 
 		st := s.StreamRequest(path, h, &http.Client{Timeout: 10 * time.Second})
 		st.Close()
 		return st.Status
+	}
+	if z, ok := body.(zipBody); ok {
+		h.Set("Content-Type", "application/zip")
+		body = []byte(z)
 	}
 	if u, ok := body.(upload); ok {
 		data, ctype := u.multipartBody(t)

@@ -147,6 +147,12 @@ func withUpload(op obj) obj {
 }
 
 // fileOperation makes op's 200 answer a file of any supported type.
+// archiveOperation answers a world archive (a zip).
+func archiveOperation(op obj) obj {
+	op["responses"].(obj)["200"] = obj{"description": "The archive.", "content": obj{"application/zip": obj{"schema": obj{"type": "string", "contentMediaType": "application/zip"}}}}
+	return op
+}
+
 func fileOperation(op obj) obj {
 	op["responses"].(obj)["200"] = obj{"description": "The file's bytes.", "content": obj{"*/*": obj{"schema": obj{"type": "string", "contentMediaType": "application/octet-stream"}}}}
 	return op
@@ -201,6 +207,7 @@ func OpenAPI() obj {
 			"post": withBody(operation("createWorld", "Create a world; the caller becomes its owner.", "201", ref("World"), "400", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "genre": str("Optional, at most 200 characters; sets the theme.")}, "genre")),
 		},
+		"/api/v1/worlds/import": obj{"post": importWorldOperation()},
 		"/api/v1/worlds/{worldId}": obj{
 			"parameters": []obj{worldParam},
 			"get":        operation("getWorld", "One world.", "200", ref("World"), "404"),
@@ -217,6 +224,13 @@ func OpenAPI() obj {
 		},
 		"/api/v1/trash": obj{
 			"get": withParams(operation("listTrash", "The caller's worlds in the trash, most recently deleted first, each with when it was deleted and when it will be purged (30 days later).", "200", listOf("TrashedWorld"), "422"), pageQuery, perPageQ),
+		},
+		"/api/v1/worlds/{worldId}/export": obj{
+			"parameters": []obj{worldParam},
+			"get": archiveOperation(operation("exportWorld", "The world's archive: one zip with manifest.json (format version, counts, the sha256 of every file), world.json, members.json, eras.json, projects.json, tools.json, assets.json and the assets' bytes, "+
+				"and per document a folder with document.json, content.json (per era with its own copy), its op log and snapshots as JSON lines and a derived index.md (docs/ARCHIVE.md). "+
+				"Streamed as it is written from one consistent read of the world, as an attachment named <world-slug>-<date>.zip; should the export fail midway the connection is cut, so a torn archive is never taken for a whole one. "+
+				"Owners and admins, on every plan.", "200", nil, "403", "404")),
 		},
 		"/api/v1/worlds/{worldId}/members": obj{
 			"parameters": []obj{worldParam},
@@ -458,6 +472,7 @@ func OpenAPI() obj {
 				"visibility": obj{"type": "string", "enum": store.Visibilities},
 				"eraId":      str("An era's id, or \"\" for the main line."),
 			}},
+		"ImportResult": importResultSchema(),
 		"Asset": object(obj{
 			"id": str("Asset id."), "url": str("The file's stable URL on this server (a path): what documents reference."),
 			"name": str("The name the file was uploaded with (for display only; may be empty)."),

@@ -50,11 +50,13 @@ var Routes = []Route{
 	{"GET", "/api/v1/me", (*API).me},
 	{"GET", "/api/v1/worlds", (*API).listWorlds},
 	{"POST", "/api/v1/worlds", (*API).createWorld},
+	{"POST", "/api/v1/worlds/import", (*API).importWorld},
 	{"GET", "/api/v1/worlds/{worldId}", (*API).getWorld},
 	{"PATCH", "/api/v1/worlds/{worldId}", (*API).updateWorld},
 	{"DELETE", "/api/v1/worlds/{worldId}", (*API).deleteWorld},
 	{"POST", "/api/v1/worlds/{worldId}/restore", (*API).restoreWorld},
 	{"GET", "/api/v1/trash", (*API).listTrash},
+	{"GET", "/api/v1/worlds/{worldId}/export", (*API).exportWorld},
 	{"GET", "/api/v1/worlds/{worldId}/members", (*API).listMembers},
 	{"POST", "/api/v1/worlds/{worldId}/members", (*API).invite},
 	{"PATCH", "/api/v1/worlds/{worldId}/members/{userId}", (*API).changeMember},
@@ -118,8 +120,9 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 			}
 			return h(a, e)
 		}))
-		if rt.Method == http.MethodPost && strings.HasSuffix(rt.Path, "/assets") {
-			// Uploads are bounded by the upload limits (uploadAsset), not PocketBase's 32 MiB.
+		if rt.Method == http.MethodPost && (strings.HasSuffix(rt.Path, "/assets") || rt.Path == "/api/v1/worlds/import") {
+			// Uploads are bounded by the upload limits (uploadAsset) and archives by the import
+			// limit (importWorld), not PocketBase's 32 MiB.
 			route.Unbind(apis.DefaultBodyLimitMiddlewareId)
 		}
 	}

@@ -28,6 +28,7 @@ import (
 // (PocketBase does that).
 func Register(root *cobra.Command, app core.App) {
 	root.AddCommand(usersCmd(app), keysCmd(app), worldsCmd(app), searchCmd(app), toolsCmd(app))
+	root.AddCommand(exportCmd(app), importCmd(app))
 }
 
 var failed atomic.Bool

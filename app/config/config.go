@@ -70,6 +70,9 @@ type Config struct {
 	// wait doubles, up to an hour (LOREWEAVE_WEBHOOKS_RETRY_BASE, a Go duration such as 30s;
 	// shorter values are for tests).
 	WebhookRetryBase time.Duration
+	// MaxImportBytes bounds one world archive sent to POST /api/v1/worlds/import
+	// (LOREWEAVE_MAX_IMPORT_MIB, --max-import-mib; set in MiB, held in bytes).
+	MaxImportBytes int
 }
 
 // LoginWindow and SignupWindow are the periods LoginRateLimit, LoginIPRateLimit and
@@ -82,7 +85,7 @@ const (
 // Default returns the configuration used when nothing is set.
 func Default() Config {
 	return Config{DefaultPlan: "studio", Signup: "open", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20, StreamIPLimit: 200,
-		MaxImageBytes: 25 << 20, MaxModelBytes: 100 << 20, WebhookRetryBase: 30 * time.Second}
+		MaxImageBytes: 25 << 20, MaxModelBytes: 100 << 20, WebhookRetryBase: 30 * time.Second, MaxImportBytes: 2048 << 20}
 }
 
 // Flags holds the flag values until Load reads them.
@@ -100,6 +103,7 @@ type Flags struct {
 	maxModelMiB string
 	mcpOrigins  string
 	hooksAllow  bool
+	maxImport   string
 }
 
 // Bind registers Loreweave's flags on fs (the root command's persistent flags).
@@ -118,6 +122,7 @@ func Bind(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&f.maxModelMiB, "max-model-mib", "", "largest uploaded 3D model (.glb, .gltf), in MiB (env LOREWEAVE_MAX_MODEL_MIB; default 100)")
 	fs.StringVar(&f.mcpOrigins, "mcp-allowed-origins", "", "web origins whose pages may call the MCP endpoint from a browser, comma-separated, e.g. https://inspector.example.com; * = any (env LOREWEAVE_MCP_ALLOWED_ORIGINS; default: this server's own only)")
 	fs.BoolVar(&f.hooksAllow, "webhooks-allow-private", false, "let webhooks call loopback and private-network addresses (env LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE=true; default: refused)")
+	fs.StringVar(&f.maxImport, "max-import-mib", "", "largest world archive POST /api/v1/worlds/import takes, in MiB (env LOREWEAVE_MAX_IMPORT_MIB; default 2048)")
 	return f
 }
 
@@ -168,6 +173,7 @@ func (f *Flags) Load() (Config, error) {
 	}{
 		{pick(f.maxImageMiB, "LOREWEAVE_MAX_IMAGE_MIB"), "max-image-mib", &c.MaxImageBytes},
 		{pick(f.maxModelMiB, "LOREWEAVE_MAX_MODEL_MIB"), "max-model-mib", &c.MaxModelBytes},
+		{pick(f.maxImport, "LOREWEAVE_MAX_IMPORT_MIB"), "max-import-mib", &c.MaxImportBytes},
 	} {
 		if r.raw == "" {
 			continue
@@ -208,7 +214,7 @@ func (c *Config) Validate() error {
 	if min(c.KeyRateLimit, c.IPRateLimit, c.LoginRateLimit, c.LoginIPRateLimit, c.SignupRateLimit, c.StreamIPLimit) < 0 {
 		return fmt.Errorf("config: rate limits must be 0 (off) or positive")
 	}
-	if c.MaxImageBytes < 1 || c.MaxModelBytes < 1 {
+	if c.MaxImageBytes < 1 || c.MaxModelBytes < 1 || c.MaxImportBytes < 1 {
 		return fmt.Errorf("config: upload limits must be positive")
 	}
 	if c.BaseURL != "" {

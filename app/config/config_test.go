@@ -16,7 +16,7 @@ func load(t *testing.T, args []string, env map[string]string) (config.Config, er
 	t.Helper()
 	for _, name := range []string{"LOREWEAVE_DEFAULT_PLAN", "LOREWEAVE_SIGNUP", "LOREWEAVE_BASE_URL", "LOREWEAVE_RATE_LIMIT_KEY", "LOREWEAVE_RATE_LIMIT_IP",
 		"LOREWEAVE_RATE_LIMIT_LOGIN", "LOREWEAVE_RATE_LIMIT_LOGIN_IP", "LOREWEAVE_RATE_LIMIT_SIGNUP", "LOREWEAVE_MAX_STREAMS_IP",
-		"LOREWEAVE_MAX_IMAGE_MIB", "LOREWEAVE_MAX_MODEL_MIB", "LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE", "LOREWEAVE_WEBHOOKS_RETRY_BASE"} {
+		"LOREWEAVE_MAX_IMAGE_MIB", "LOREWEAVE_MAX_MODEL_MIB", "LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE", "LOREWEAVE_WEBHOOKS_RETRY_BASE", "LOREWEAVE_MAX_IMPORT_MIB"} {
 		t.Setenv(name, env[name])
 	}
 	fs := pflag.NewFlagSet("loreweave", pflag.ContinueOnError)
@@ -115,5 +115,21 @@ func TestUploadLimitSettings(t *testing.T) {
 		if _, err := load(t, []string{"--max-model-mib", bad}, nil); err == nil || !strings.Contains(err.Error(), "max-model-mib") {
 			t.Errorf("--max-model-mib %s: %v", bad, err)
 		}
+	}
+}
+
+func TestImportLimitSetting(t *testing.T) {
+	c, err := load(t, nil, nil)
+	if err != nil || c.MaxImportBytes != 2048<<20 {
+		t.Fatalf("default: %d, %v", c.MaxImportBytes, err)
+	}
+	if c, err = load(t, nil, map[string]string{"LOREWEAVE_MAX_IMPORT_MIB": "64"}); err != nil || c.MaxImportBytes != 64<<20 {
+		t.Fatalf("env: %d, %v", c.MaxImportBytes, err)
+	}
+	if c, err = load(t, []string{"--max-import-mib", "8"}, map[string]string{"LOREWEAVE_MAX_IMPORT_MIB": "64"}); err != nil || c.MaxImportBytes != 8<<20 {
+		t.Fatalf("flag: %d, %v", c.MaxImportBytes, err)
+	}
+	if _, err := load(t, []string{"--max-import-mib", "0"}, nil); err == nil || !strings.Contains(err.Error(), "max-import-mib") {
+		t.Fatalf("0: %v", err)
 	}
 }

@@ -1,9 +1,7 @@
 package store
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 )
 
 // A world archive is one zip file holding everything of one world: what `loreweave export`,
@@ -20,7 +18,7 @@ import (
 //
 //	world.json                    ArchiveWorld
 //	members.json                  []ArchiveMember, by email
-//	eras.json                     []ArchiveEra, by created then id (parents before children)
+//	eras.json                     []ArchiveEra, by created then id, each after its parent (the two can share a created time)
 //	projects.json                 []ArchiveProject, by created then id
 //	tools.json                    []ArchiveTool, by name
 //	assets.json                   []ArchiveAsset, by created then id
@@ -220,26 +218,3 @@ type ImportResult struct {
 
 // ExportProgress is told how far an export is: done of total documents.
 type ExportProgress func(done, total int)
-
-// ExportWorld writes the world's archive to w, streaming: it never holds more than one
-// document's files in memory. It reads the world as it is at one moment (one read
-// transaction), so writes during an export do not tear it. progress may be nil.
-func (s *Store) ExportWorld(ctx context.Context, worldID string, w io.Writer, progress ExportProgress) (ArchiveManifest, error) {
-	panic("store: ExportWorld is not built yet")
-}
-
-// ImportWorld reads an archive and makes a world of it owned by ownerID. It checks every
-// file's checksum and every reference before it writes anything, then writes in one
-// transaction: a bad archive changes nothing and the error (an *apierr.Error, code
-// invalid_archive, 422) names each problem; a restore of a world this server already has is
-// a 409 world_exists.
-func (s *Store) ImportWorld(ctx context.Context, r io.ReaderAt, size int64, mode ImportMode, ownerID string) (ImportResult, error) {
-	panic("store: ImportWorld is not built yet")
-}
-
-// ArchiveFolder is the folder of a document in an archive, under documents/: its name made
-// safe for file systems (lower-case ASCII letters, digits and dashes; empty when nothing of
-// the name is left), a dash, and its id; just the id when the name leaves nothing.
-func ArchiveFolder(name, id string) string {
-	panic("store: ArchiveFolder is not built yet")
-}

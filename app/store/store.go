@@ -27,6 +27,10 @@ import (
 type Store struct {
 	app core.App
 
+	// DefaultPlan is the plan of worlds ImportWorld makes (the server's default plan for new
+	// worlds); "free" when empty.
+	DefaultPlan string
+
 	commits *committer
 	locks   *lockTable
 

@@ -47,6 +47,8 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.POST("/worlds", w.createWorld)
 	g.GET("/w/{slug}", w.worldPage)
 	g.GET("/w/{slug}/search", w.searchWorld)
+	// The world's archive (a zip download; owners and admins).
+	g.GET("/w/{slug}/export", w.exportWorld)
 	g.GET("/w/{slug}/d/{id}", w.documentPage)
 	g.GET("/w/{slug}/d/{id}/body", w.documentBody)
 	g.GET("/w/{slug}/d/{id}/backlinks", w.documentBacklinks)
