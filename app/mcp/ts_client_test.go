@@ -74,8 +74,16 @@ func TestTypeScriptClient(t *testing.T) {
 		Whoami       struct{ ID, Credential string }
 		TokenPrefix  string
 		AfterRestart struct {
-			IsError bool
-			Result  struct{ Version int }
+			IsError   bool
+			Result    struct{ Version int }
+			Documents int
+		}
+		Agent struct {
+			Versions        map[string]int
+			Moved, ReadCard bool
+			Notified        bool
+			HistoryVersions []int
+			PromptMessages  int
 		}
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
@@ -85,7 +93,16 @@ func TestTypeScriptClient(t *testing.T) {
 		got.Whoami.ID != ann.ID || got.Whoami.Credential != "oauth" || got.TokenPrefix != "lw_at_" {
 		t.Fatalf("round trip: %+v\n%s", got, out.String())
 	}
-	if got.AfterRestart.IsError || got.AfterRestart.Result.Version != 2 {
+	a := loadAgentSession(t)
+	for _, d := range a.Documents {
+		if got.Agent.Versions[d.Type] != len(d.Batches) {
+			t.Errorf("the agent's %s ends at version %d, want %d", d.Type, got.Agent.Versions[d.Type], len(d.Batches))
+		}
+	}
+	if ag := got.Agent; !ag.Moved || !ag.ReadCard || !ag.Notified || len(ag.HistoryVersions) != 3 || ag.PromptMessages != 3 {
+		t.Errorf("the agent's session: %+v", ag)
+	}
+	if got.AfterRestart.IsError || got.AfterRestart.Result.Version != 2 || got.AfterRestart.Documents != len(a.Documents)-1 {
 		t.Fatalf("after the restart: %+v\n%s", got.AfterRestart, out.String())
 	}
 	var read struct{ Content struct{ Text string } }
