@@ -144,3 +144,31 @@ func jsonKind(kind string) string {
 		return "number"
 	}
 }
+
+// inputSchema is the input schema the SDK would infer for T, with some properties replaced.
+func inputSchema[T any](props map[string]*jsonschema.Schema) *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: input schema: %v", err)) // a fixed Go type: cannot fail
+	}
+	for name, p := range props {
+		if _, ok := s.Properties[name]; !ok {
+			panic("mcp: input schema: no property " + name)
+		}
+		s.Properties[name] = p
+	}
+	return s
+}
+
+// openEnum is a string that is one of the built-in values or, since a world's tools add
+// their own, another name of that form: clients offer the built-in ones.
+func openEnum(description string, builtin []string) *jsonschema.Schema {
+	values := make([]any, len(builtin))
+	for i, v := range builtin {
+		values[i] = v
+	}
+	return &jsonschema.Schema{Type: "string", Description: description, AnyOf: []*jsonschema.Schema{
+		{Enum: values},
+		{Pattern: `^[a-z][a-z0-9_-]{1,39}$`, Description: "one that a tool installed in the world adds (list_types)"},
+	}}
+}

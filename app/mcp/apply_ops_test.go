@@ -55,6 +55,17 @@ func TestApplyOpsSchema(t *testing.T) {
 	}
 	var schema []byte
 	for _, tool := range tools.Tools {
+		// Document types and project kinds offer the built-in ones (an open enum: tools add more).
+		if prop := map[string]string{"create_document": "documentType", "list_documents": "documentType", "search": "documentType", "create_project": "kind"}[tool.Name]; prop != "" {
+			data, _ := json.Marshal(tool.InputSchema)
+			want := `"enum":["animator","card","folder","map","timeline"]`
+			if prop == "kind" {
+				want = `"enum":["wiki"]`
+			}
+			if !strings.Contains(string(data), want) {
+				t.Errorf("%s's %s schema: %s", tool.Name, prop, data)
+			}
+		}
 		if tool.Name == "apply_content_ops" {
 			if schema, err = json.Marshal(tool.InputSchema); err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loreweave/loreweave/app/api"
@@ -351,7 +352,8 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "list_documents", Title: "List documents", Annotations: reads(), Description: "The documents of a world visible in an era (metadata only): characters, places and things (card), timelines, maps, folders, animators."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_documents", Title: "List documents", Annotations: reads(),
+		InputSchema: inputSchema[ListDocumentsIn](map[string]*jsonschema.Schema{"documentType": openEnum("only documents of this type", ops.Types())}), Description: "The documents of a world visible in an era (metadata only): characters, places and things (card), timelines, maps, folders, animators."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in ListDocumentsIn) (*sdk.CallToolResult, *Documents, error) {
 			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
 			if err != nil {
@@ -415,7 +417,8 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "create_document", Title: "Create a document", Annotations: adds(), Description: "Create a document (its content starts empty; fill it with apply_content_ops). Editors only."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "create_document", Title: "Create a document", Annotations: adds(),
+		InputSchema: inputSchema[CreateDocumentIn](map[string]*jsonschema.Schema{"documentType": openEnum("the document's type: a built-in one or an installed tool's", ops.Types())}), Description: "Create a document (its content starts empty; fill it with apply_content_ops). Editors only."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in CreateDocumentIn) (*sdk.CallToolResult, *Document, error) {
 			w, _, err := s.world(req, in.WorldID, auth.Edit)
 			if err != nil {
@@ -454,7 +457,8 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return &sdk.CallToolResult{StructuredContent: out, Content: []sdk.Content{&sdk.TextContent{Text: string(text)}, resourceLink(d)}}, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "search", Title: "Search a world", Annotations: reads(), Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. The text of secret card sections is searched, and shown, only for the world's owners, admins and editors. Needs the world on Pro or Studio. While the search index is rebuilt after a failure, it fails with search_rebuilding: retry after retryAfter seconds."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "search", Title: "Search a world", Annotations: reads(),
+		InputSchema: inputSchema[SearchIn](map[string]*jsonschema.Schema{"documentType": openEnum("only documents of this type", ops.Types())}), Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. The text of secret card sections is searched, and shown, only for the world's owners, admins and editors. Needs the world on Pro or Studio. While the search index is rebuilt after a failure, it fails with search_rebuilding: retry after retryAfter seconds."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in SearchIn) (*sdk.CallToolResult, *SearchOut, error) {
 			w, role, err := s.world(req, in.WorldID, auth.ReadContent)
 			if err != nil {
@@ -532,7 +536,8 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "create_project", Title: "Create a project", Annotations: adds(), Description: "Create a project (an app instance) of a known kind, e.g. wiki. Editors only."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "create_project", Title: "Create a project", Annotations: adds(),
+		InputSchema: inputSchema[CreateProjectIn](map[string]*jsonschema.Schema{"kind": openEnum("the app kind: a built-in one or an installed tool's", store.BuiltinAppKinds)}), Description: "Create a project (an app instance) of a known kind, e.g. wiki. Editors only."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in CreateProjectIn) (*sdk.CallToolResult, *Project, error) {
 			w, _, err := s.world(req, in.WorldID, auth.Edit)
 			if err != nil {
