@@ -23,6 +23,7 @@ import (
 	"github.com/loreweave/loreweave/app/background"
 	"github.com/loreweave/loreweave/app/config"
 	"github.com/loreweave/loreweave/app/live"
+	"github.com/loreweave/loreweave/app/publicnet"
 	"github.com/loreweave/loreweave/app/store"
 )
 
@@ -428,7 +429,7 @@ func (s *Service) attempt(ctx context.Context, target, secret string, d store.De
 // attemptError says in words why an attempt got no answer, without the URL (the log shows
 // it beside).
 func attemptError(err error, timeout time.Duration) string {
-	var refused *refusedTarget
+	var refused *publicnet.RefusedError
 	if errors.As(err, &refused) {
 		return refused.Error()
 	}

@@ -2,26 +2,10 @@ package webhooks
 
 import (
 	"context"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestNonPublic(t *testing.T) {
-	for addr, want := range map[string]string{
-		"127.0.0.1": "loopback", "::1": "loopback", "10.0.0.1": "private-network", "172.16.5.4": "private-network",
-		"192.168.1.1": "private-network", "169.254.169.254": "link-local", "fe80::1": "link-local", "fd12::1": "unique-local",
-		"0.0.0.0": "unspecified", "::": "unspecified", "224.0.0.251": "multicast", "ff02::1": "multicast", "100.64.1.1": "shared",
-		"::ffff:127.0.0.1": "loopback", "64:ff9b::a00:1": "private-network", "255.255.255.255": "broadcast",
-		"93.184.215.14": "", "2606:2800:21f:cb07:6820:80da:af6b:8b2c": "", "8.8.8.8": "",
-	} {
-		got := nonPublic(netip.MustParseAddr(addr))
-		if (want == "") != (got == "") || !strings.Contains(got, want) {
-			t.Errorf("%s: %q, want %q", addr, got, want)
-		}
-	}
-}
 
 func TestCheckURL(t *testing.T) {
 	for raw, ok := range map[string]bool{
@@ -36,11 +20,8 @@ func TestCheckURL(t *testing.T) {
 	if err := checkURL(context.Background(), "http://127.0.0.1/", true); err != nil {
 		t.Errorf("private allowed: %v", err)
 	}
-	if err := dialControl("tcp", "127.0.0.1:80", nil); err == nil || !strings.Contains(err.Error(), "loopback") {
+	if _, err := newClient(time.Second, false).Get("http://127.0.0.1:1/"); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("dial loopback: %v", err)
-	}
-	if err := dialControl("tcp", "93.184.215.14:443", nil); err != nil {
-		t.Errorf("dial public: %v", err)
 	}
 }
 
