@@ -22,6 +22,7 @@ import (
 	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/app/web"
+	"github.com/loreweave/loreweave/app/webhooks"
 
 	_ "github.com/loreweave/loreweave/pb_migrations" // collections
 )
@@ -39,6 +40,8 @@ type Loreweave struct {
 	// Search keeps the search index in step with the database while the server runs, and
 	// rebuilds it should it fail.
 	Search *search.Indexer
+	// Webhooks registers webhooks and delivers the outbox to them.
+	Webhooks *webhooks.Service
 }
 
 // Setup installs Loreweave into pb. Routes and workers start when pb serves.
@@ -53,6 +56,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 	lw.MCP.Access, lw.MCP.OAuth = access, lw.OAuth
 	lw.Live = live.New(lw.Store, access, lw.Keys)
 	lw.Live.MaxStreamsPerAddress = cfg.StreamIPLimit
+	lw.Webhooks = webhooks.New(lw.Store, cfg)
 	lw.MCP.Streams = lw.Live
 
 	// The search index is derived data: backups leave it out (a copy taken mid-write could be
@@ -82,6 +86,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		if err := lw.Live.Start(); err != nil {
 			return err
 		}
+		lw.Webhooks.Start()
 		// PocketBase's realtime stream stays (the dashboard signs superusers in with OAuth2
 		// through it) but counts against the per-address cap like every stream.
 		se.Router.BindFunc(lw.Live.LimitRealtime)
@@ -91,15 +96,16 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		}
 		searcher := search.Searcher{Indexer: lw.Search, Store: lw.Store}
 		keyLimit, ipLimit := ratelimit.New(lw.Config.KeyRateLimit), ratelimit.New(lw.Config.IPRateLimit)
-		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: searcher, Live: lw.Live, KeyLimit: keyLimit, IPLimit: ipLimit}
+		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: searcher, Live: lw.Live, KeyLimit: keyLimit, IPLimit: ipLimit, Webhooks: lw.Webhooks}
 		a.Register(se.Router)
 		lw.MCP.BaseURL, lw.MCP.Search, lw.MCP.KeyLimit, lw.MCP.IPLimit = lw.Config.BaseURL, searcher, keyLimit, ipLimit
+		lw.MCP.AllowedOrigins, lw.MCP.DefaultPlan = lw.Config.MCPAllowedOrigins, lw.Config.DefaultPlan
 		if err := lw.MCP.Start(); err != nil {
 			return err
 		}
 		lw.MCP.LimitRegistrations(ratelimit.NewWindow(lw.Config.SignupRateLimit, config.SignupWindow))
 		lw.MCP.Register(se.Router)
-		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config, OAuth: lw.OAuth, Search: searcher, Live: lw.Live}
+		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config, OAuth: lw.OAuth, Search: searcher, Live: lw.Live, Webhooks: lw.Webhooks}
 		w.Register(se.Router)
 		return se.Next()
 	})
@@ -114,6 +120,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		if lw.Search != nil {
 			lw.Search.Stop()
 		}
+		lw.Webhooks.Stop()
 		lw.Store.Stop()
 		return te.Next()
 	})

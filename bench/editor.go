@@ -39,8 +39,12 @@ func (t *target) editorFixture(n int) (editorFixture, error) {
 			return f, err
 		}
 		body := mustJSON(map[string]any{"email": name + "@bench.test", "role": "editor"})
-		if err := t.c.do(http.MethodPost, "/api/v1/worlds/"+f.world+"/members", bearer(t.key), body, http.StatusCreated, nil); err != nil {
-			return f, fmt.Errorf("add member: %w", err)
+		var inv struct{ ID string }
+		if err := t.c.do(http.MethodPost, "/api/v1/worlds/"+f.world+"/members", bearer(t.key), body, http.StatusCreated, &inv); err != nil {
+			return f, fmt.Errorf("invite member: %w", err)
+		}
+		if err := t.c.do(http.MethodPost, "/api/v1/invitations/"+inv.ID+"/accept", bearer(u.Key), nil, http.StatusOK, nil); err != nil {
+			return f, fmt.Errorf("accept invitation: %w", err)
 		}
 		f.keys[i] = u.Key
 	}

@@ -158,3 +158,49 @@ func Catalog() []OpSpec {
 		}},
 	}
 }
+
+// Schema returns the operation as a closed JSON Schema (2020-12): "op" is its name, each
+// parameter is typed and described, and no other member is allowed. The OpenAPI document,
+// list_types and the MCP apply_content_ops tool all describe ops with it.
+func (s OpSpec) Schema() map[string]any {
+	props := map[string]any{"op": map[string]any{"const": s.Name}}
+	req := []string{"op"}
+	for _, p := range s.Params {
+		props[p.Name] = p.Schema()
+		if p.Required {
+			req = append(req, p.Name)
+		}
+	}
+	return map[string]any{"type": "object", "title": s.Name, "description": s.Summary + " (" + s.DocumentType + " documents)",
+		"properties": props, "required": req, "additionalProperties": false}
+}
+
+// Schema returns the parameter as a JSON Schema.
+func (p ParamSpec) Schema() map[string]any {
+	s := map[string]any{"type": p.Type}
+	if p.Description != "" {
+		s["description"] = p.Description
+	}
+	if len(p.Enum) > 0 {
+		s["enum"] = p.Enum
+	}
+	if p.Items != nil {
+		s["items"] = p.Items.Schema()
+	}
+	if len(p.Fields) > 0 {
+		props := map[string]any{}
+		var req []string
+		for _, f := range p.Fields {
+			props[f.Name] = f.Schema()
+			if f.Required {
+				req = append(req, f.Name)
+			}
+		}
+		s["properties"] = props
+		s["additionalProperties"] = false
+		if len(req) > 0 {
+			s["required"] = req
+		}
+	}
+	return s
+}

@@ -29,6 +29,9 @@ type Error struct {
 	Message string
 	OpIndex int
 	Field   string
+	// Path is where the bad value is in the op, with array indexes ("clips[0].id"), when
+	// the decoder knows it; "" otherwise (Field says which member).
+	Path    string
 	Details map[string]any
 }
 
@@ -74,7 +77,9 @@ func (c *opCtx) strictParams(dst any) error {
 			if field == "" {
 				field = "op"
 			}
-			return fieldError(field, "%s: %q must be %s, not %s", c.name, field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+			e := fieldError(field, "%s: %q must be %s, not %s", c.name, field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+			e.Path = PathAt(c.raw, typeErr.Offset)
+			return e
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 			return fieldError(field, "%s has no parameter %q", c.name, field)

@@ -175,3 +175,67 @@ func structMember(t reflect.Type, key string) (member reflect.Type, folded bool)
 	}
 	return nil, folded
 }
+
+// PathAt returns the path of the value that ends at offset in data, valid JSON, as
+// encoding/json reports the offset of a value of the wrong type: members by name, elements by
+// index ("clips[0].id"); "" for the whole value or an offset that ends no value.
+func PathAt(data []byte, offset int64) string {
+	type level struct {
+		object bool
+		key    string
+		index  int
+	}
+	var stack []level
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	path := func() string {
+		var b strings.Builder
+		for _, l := range stack {
+			if l.object {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(l.key)
+			} else {
+				fmt.Fprintf(&b, "[%d]", l.index)
+			}
+		}
+		return b.String()
+	}
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if k, ok := tok.(string); ok && expectKey {
+			stack[len(stack)-1].key = k
+			expectKey = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if dec.InputOffset() >= offset {
+				return path()
+			}
+			stack = append(stack, level{object: tok == json.Delim('{')})
+			expectKey = tok == json.Delim('{')
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		default:
+			if dec.InputOffset() >= offset {
+				return path()
+			}
+		}
+		// A value ended: the next one is the next member or element.
+		if len(stack) == 0 {
+			return ""
+		}
+		if top := &stack[len(stack)-1]; top.object {
+			expectKey = true
+		} else {
+			top.index++
+		}
+	}
+}

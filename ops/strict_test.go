@@ -1,8 +1,10 @@
 package ops
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -60,4 +62,27 @@ func FuzzCheckJSON(f *testing.F) {
 			CheckKeys(raw, reflect.TypeFor[setPropertyParams]())
 		}
 	})
+}
+
+func TestPathAt(t *testing.T) {
+	data := []byte(`{"op":"animator.setClips","clips":[{"id":"a"},{"id":1}],"n":{"deep":[[1,2],[3]]}}`)
+	for _, tc := range []struct {
+		find string
+		want string
+	}{
+		{`"animator.setClips"`, "op"},
+		{`"a"`, "clips[0].id"},
+		{`1}`, "clips[1].id"},
+		{`2]`, "n.deep[0][1]"},
+		{`3]`, "n.deep[1][0]"},
+	} {
+		i := bytes.Index(data, []byte(tc.find))
+		end := int64(i + len(strings.TrimRight(tc.find, "}]")))
+		if got := PathAt(data, end); got != tc.want {
+			t.Errorf("PathAt(%s) = %q, want %q", tc.find, got, tc.want)
+		}
+	}
+	if got := PathAt(data, int64(len(data)+5)); got != "" {
+		t.Errorf("past the end: %q", got)
+	}
 }

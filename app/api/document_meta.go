@@ -102,9 +102,6 @@ func (a *API) opLog(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	if !store.CanEdit(role) && ops.CanHoldSecrets(d.DocumentType) {
-		return apierr.Forbidden("the op log of a %s is for the world's owners, admins and editors: it can hold secret sections; read the document or follow its event stream instead", d.DocumentType)
-	}
 	q := e.Request.URL.Query()
 	since, limit := int64(0), 100
 	if v := q.Get("since"); v != "" {
@@ -121,18 +118,39 @@ func (a *API) opLog(e *core.RequestEvent) error {
 		}
 		limit = n
 	}
-	c, err := a.Store.Content(d, era(e))
+	out, err := OpLogPage(a.Store, d, era(e), role, since, limit)
 	if err != nil {
 		return err
 	}
-	kept, err := a.Store.OpLogSpan(d, era(e), 0, c.Version)
+	return e.JSON(http.StatusOK, out)
+}
+
+// OpLogPage is the page of d's op log in an era that GET …/ops answers (and MCP's
+// get_history): the accepted requests after since, oldest first, at most limit (1 to 1000)
+// and MaxOpLogPageBytes of them; role is the caller's (viewers may not read the op log of a
+// type that can hold secrets).
+func OpLogPage(st *store.Store, d store.Document, eraID, role string, since int64, limit int) (OpLogJSON, error) {
+	if !store.CanEdit(role) && ops.CanHoldSecrets(d.DocumentType) {
+		return OpLogJSON{}, apierr.Forbidden("the op log of a %s is for the world's owners, admins and editors: it can hold secret sections; read the document or follow its event stream instead", d.DocumentType)
+	}
+	if since < 0 {
+		return OpLogJSON{}, apierr.Field("since", "since must be a version: a whole number from 0")
+	}
+	if limit < 1 || limit > 1000 {
+		return OpLogJSON{}, apierr.Field("limit", "limit must be a whole number from 1 to 1000")
+	}
+	c, err := st.Content(d, eraID)
 	if err != nil {
-		return err
+		return OpLogJSON{}, err
+	}
+	kept, err := st.OpLogSpan(d, eraID, 0, c.Version)
+	if err != nil {
+		return OpLogJSON{}, err
 	}
 	start := max(since, kept.Oldest-1)
 	out := OpLogJSON{DocumentType: d.DocumentType, Version: c.Version, Since: since, OldestVersion: kept.Oldest, Truncated: start > since, Items: []OpLogItemJSON{}}
 	size := 0
-	err = a.Store.ScanOpLog(d, era(e), start, c.Version, func(en store.LogEntry) error {
+	err = st.ScanOpLog(d, eraID, start, c.Version, func(en store.LogEntry) error {
 		if n := len(out.Items); n > 0 && (n == limit || size+en.Size > MaxOpLogPageBytes || en.Version != out.Items[n-1].Version+1) {
 			// Full, or a gap: entries went while the page was read, and the next page
 			// starts at the oldest version kept.
@@ -151,7 +169,7 @@ func (a *API) opLog(e *core.RequestEvent) error {
 		return nil
 	})
 	if err != nil && !errors.Is(err, errPageFull) {
-		return err
+		return OpLogJSON{}, err
 	}
-	return e.JSON(http.StatusOK, out)
+	return out, nil
 }

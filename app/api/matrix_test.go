@@ -23,6 +23,9 @@ const (
 	edit                      // owner, admin, editor
 	editContent               // editor; pro/studio for keys
 	manage                    // owner, admin
+	own                       // the owner only: other members get 403
+	trashed                   // the owner of a world in the trash: anyone else gets 404
+	others                    // an invitation addressed to somebody else: 404 to everyone
 )
 
 // matrixFixture is a world with one member per role.
@@ -69,6 +72,12 @@ func (f *matrixFixture) member() string {
 	return u.ID
 }
 
+// invitation invites a fresh address (of no account) as the owner and returns its id.
+func (f *matrixFixture) invitation() string {
+	f.counter++
+	return f.s.Invite(f.users["owner"], f.world, fmt.Sprintf("invited-%s-%d@example.test", strings.ToLower(f.world), f.counter), "viewer")
+}
+
 // asset uploads a small image as the owner and returns its id.
 func (f *matrixFixture) asset() string {
 	var a struct{ ID string }
@@ -82,10 +91,58 @@ func (f *matrixFixture) tool() string {
 	return f.s.InstallTool(f.world, smallTool(fmt.Sprintf("matrix-%d", f.counter), fmt.Sprintf("matrix_%d", f.counter))).ID
 }
 
+// freshWorld makes a new world of the fixture's owner with the fixture's editor and viewer,
+// for calls that delete or restore a world.
+func (f *matrixFixture) freshWorld() string {
+	f.counter++
+	id := f.s.World(f.users["owner"], fmt.Sprintf("Fresh %d", f.counter))
+	for _, role := range []string{"editor", "viewer"} {
+		f.s.AddMember(f.users["owner"], id, f.users[role], role)
+	}
+	return id
+}
+
+// era creates an era of the world and returns its id.
+func (f *matrixFixture) era() string {
+	era, err := f.s.LW.Store.CreateEra(f.world, "Era", "")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return era.ID
+}
+
 func (f *matrixFixture) project() string {
 	var p struct{ ID string }
 	f.s.Must(f.s.Post(f.users["owner"].Key, "/api/v1/worlds/"+f.world+"/projects", map[string]any{"name": "Wiki", "kind": "wiki"}), http.StatusCreated).JSON(f.t, &p)
 	return p.ID
+}
+
+// webhook registers a disabled webhook through the store (its URL, on loopback, is refused
+// at connect time at once: a ping fails fast) and returns its id.
+func (f *matrixFixture) webhook() string {
+	f.clearWebhooks()
+	h, err := f.s.LW.Store.CreateWebhook(f.world, "http://127.0.0.1:9/hook", []string{"document.created"})
+	if err == nil {
+		off := false
+		h, err = f.s.LW.Store.UpdateWebhook(h, store.WebhookChange{Enabled: &off})
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return h.ID
+}
+
+// clearWebhooks deletes the world's webhooks, so that the calls never reach the cap.
+func (f *matrixFixture) clearWebhooks() {
+	hooks, err := f.s.LW.Store.Webhooks(f.world)
+	for _, h := range hooks {
+		if err == nil {
+			err = f.s.LW.Store.DeleteWebhook(h)
+		}
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 // matrix lists every /api/v1 route. TestAuthorizationMatrix fails if a registered route is
@@ -103,6 +160,18 @@ var matrix = map[string]route{
 	"GET /api/v1/worlds/{worldId}/export": {manage, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/export", nil
 	}},
+	"PATCH /api/v1/worlds/{worldId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world, map[string]any{"genre": "fantasy"}
+	}},
+	"DELETE /api/v1/worlds/{worldId}": {own, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.freshWorld(), nil }},
+	"POST /api/v1/worlds/{worldId}/restore": {trashed, func(f *matrixFixture) (string, any) {
+		id := f.freshWorld()
+		if err := f.s.LW.Store.TrashWorld(id); err != nil {
+			f.t.Fatal(err)
+		}
+		return "/api/v1/worlds/" + id + "/restore", nil
+	}},
+	"GET /api/v1/trash": {global, func(f *matrixFixture) (string, any) { return "/api/v1/trash", nil }},
 	"GET /api/v1/worlds/{worldId}/members": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/members", nil
 	}},
@@ -113,6 +182,22 @@ var matrix = map[string]route{
 	}},
 	"DELETE /api/v1/worlds/{worldId}/members/{userId}": {manage, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/members/" + f.member(), nil
+	}},
+	"PATCH /api/v1/worlds/{worldId}/members/{userId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/members/" + f.member(), map[string]any{"role": "editor"}
+	}},
+	"GET /api/v1/worlds/{worldId}/invitations": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/invitations", nil
+	}},
+	"DELETE /api/v1/worlds/{worldId}/invitations/{invitationId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/invitations/" + f.invitation(), nil
+	}},
+	"GET /api/v1/invitations": {global, func(f *matrixFixture) (string, any) { return "/api/v1/invitations", nil }},
+	"POST /api/v1/invitations/{invitationId}/accept": {others, func(f *matrixFixture) (string, any) {
+		return "/api/v1/invitations/" + f.invitation() + "/accept", nil
+	}},
+	"POST /api/v1/invitations/{invitationId}/decline": {others, func(f *matrixFixture) (string, any) {
+		return "/api/v1/invitations/" + f.invitation() + "/decline", nil
 	}},
 	"GET /api/v1/worlds/{worldId}/documents": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/documents", nil
@@ -145,6 +230,12 @@ var matrix = map[string]route{
 	"GET /api/v1/worlds/{worldId}/eras": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/eras", nil }},
 	"POST /api/v1/worlds/{worldId}/eras": {edit, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/eras", map[string]any{"name": "Age"}
+	}},
+	"PATCH /api/v1/worlds/{worldId}/eras/{eraId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/eras/" + f.era(), map[string]any{"name": "Renamed"}
+	}},
+	"DELETE /api/v1/worlds/{worldId}/eras/{eraId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/eras/" + f.era(), nil
 	}},
 	"GET /api/v1/worlds/{worldId}/projects": {readMeta, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/projects", nil
@@ -189,7 +280,27 @@ var matrix = map[string]route{
 	"GET /api/v1/worlds/{worldId}/search": {readContent, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/search?q=doc", nil
 	}},
-	"GET /api/v1/worlds/{worldId}/events": {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/events", nil }},
+	"GET /api/v1/worlds/{worldId}/events":   {readMeta, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/events", nil }},
+	"GET /api/v1/worlds/{worldId}/webhooks": {manage, func(f *matrixFixture) (string, any) { return "/api/v1/worlds/" + f.world + "/webhooks", nil }},
+	"POST /api/v1/worlds/{worldId}/webhooks": {manage, func(f *matrixFixture) (string, any) {
+		f.clearWebhooks()
+		return "/api/v1/worlds/" + f.world + "/webhooks", map[string]any{"url": "https://93.184.215.14/hook", "events": []string{"document.created"}, "enabled": false}
+	}},
+	"GET /api/v1/worlds/{worldId}/webhooks/{webhookId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/webhooks/" + f.webhook(), nil
+	}},
+	"PATCH /api/v1/worlds/{worldId}/webhooks/{webhookId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/webhooks/" + f.webhook(), map[string]any{"events": []string{"era.created"}}
+	}},
+	"DELETE /api/v1/worlds/{worldId}/webhooks/{webhookId}": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/webhooks/" + f.webhook(), nil
+	}},
+	"GET /api/v1/worlds/{worldId}/webhooks/{webhookId}/deliveries": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/webhooks/" + f.webhook() + "/deliveries", nil
+	}},
+	"POST /api/v1/worlds/{worldId}/webhooks/{webhookId}/test": {manage, func(f *matrixFixture) (string, any) {
+		return "/api/v1/worlds/" + f.world + "/webhooks/" + f.webhook() + "/test", nil
+	}},
 	"GET /api/v1/worlds/{worldId}/documents/{documentId}/events": {readContent, func(f *matrixFixture) (string, any) {
 		return "/api/v1/worlds/" + f.world + "/documents/" + f.doc("timeline") + "/events", nil
 	}},
@@ -200,17 +311,28 @@ func expected(caller string, need access) int {
 	switch caller {
 	case "no key", "malformed key", "revoked key":
 		return 401
+	}
+	if need == others {
+		return 404
+	}
+	switch caller {
 	case "non-member":
 		if need == global {
 			return 0
 		}
 		return 404
 	case "viewer":
-		if need == edit || need == editContent || need == manage {
+		if need == trashed {
+			return 404
+		}
+		if need == edit || need == editContent || need == manage || need == own {
 			return 403
 		}
 	case "editor":
-		if need == manage {
+		if need == trashed {
+			return 404
+		}
+		if need == manage || need == own {
 			return 403
 		}
 	case "free-plan owner":

@@ -78,11 +78,11 @@ func listOf(item string) obj {
 
 // errorText describes each error status a route may answer.
 var errorText = map[string]string{
-	"400": "Malformed JSON (`malformed_json`), including bytes that are not UTF-8 and lone surrogate escapes; for uploads, a multipart body that cannot be read (`malformed_multipart`).",
+	"400": "Malformed JSON (`malformed_json`), including bytes that are not UTF-8 and lone surrogate escapes; a change with nothing to change (`nothing_to_change`, with `fields`); for uploads, a multipart body that cannot be read (`malformed_multipart`).",
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
 	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
-	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`; " +
+	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `era_has_children` with `children`, `era_published` with `projects`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`; " +
 		"for tools: `type_conflict` with `documentType` and `tool`, `app_kind_conflict` with `appKind` and `tool`, `tool_upgrade_breaks_documents` with `documents` (up to 100 of {documentId, name, era, documentType, field, message}) and `total`; " +
 		"for content: `tool_not_installed` with `documentType`, the document's tool was uninstalled).",
 	"413": "The body is over 1 MiB (`body_too_large`), carries over 500 operations (`too_many_ops`), or would take the document's stored content past 4 MiB (`document_too_large`, with `limit`; nothing is applied), or an upload is over its limit (`file_too_large`, with `limit`).",
@@ -128,6 +128,12 @@ func withBody(op obj, schema obj) obj {
 // withUpgrade adds installTool's other success: 200, an upgrade of the installed tool.
 func withUpgrade(op obj) obj {
 	op["responses"].(obj)["200"] = obj{"description": "The installed tool of the same name was upgraded.", "content": obj{"application/json": obj{"schema": ref("Tool")}}}
+	return op
+}
+
+// withInvitationUpdate adds inviteMember's other success: 200, an address invited already.
+func withInvitationUpdate(op obj) obj {
+	op["responses"].(obj)["200"] = obj{"description": "The address was invited already: its invitation, with the new role and a renewed expiry.", "content": obj{"application/json": obj{"schema": ref("Invitation")}}}
 	return op
 }
 
@@ -205,6 +211,19 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}": obj{
 			"parameters": []obj{worldParam},
 			"get":        operation("getWorld", "One world.", "200", ref("World"), "404"),
+			"patch": withBody(operation("updateWorld", "Rename the world and/or change its genre (owner or admin). The theme follows the genre as when a world is created; the slug stays, so no address changes. "+
+				"A body with neither member answers 400 nothing_to_change. Watchers of the world stream get world.updated.", "200", ref("World"), "400", "403", "404", "413", "415", "422"),
+				object(obj{"name": str("1 to 200 characters."), "genre": str("At most 200 characters; empty for none. Sets the theme.")}, "name", "genre")),
+			"delete": operation("deleteWorld", "Move the world to its owner's trash (the owner only; an admin gets 403). From then on the world answers 404 to everyone on every route, page, stream, search and MCP tool, as if it did not exist; "+
+				"its open streams end with a last world.deleted event. The owner finds it in GET /api/v1/trash and may restore it for 30 days (POST /api/v1/worlds/{worldId}/restore); "+
+				"then it is purged for good, with its documents, history, eras, projects, tools, members, uploaded files and search entries.", "200", ref("TrashedWorld"), "403", "404"),
+		},
+		"/api/v1/worlds/{worldId}/restore": obj{
+			"parameters": []obj{worldParam},
+			"post":       operation("restoreWorld", "Take a world out of the caller's trash, as it was (its owner only, within 30 days of the delete). To anyone else, and after the purge, the world does not exist: 404.", "200", ref("World"), "404"),
+		},
+		"/api/v1/trash": obj{
+			"get": withParams(operation("listTrash", "The caller's worlds in the trash, most recently deleted first, each with when it was deleted and when it will be purged (30 days later).", "200", listOf("TrashedWorld"), "422"), pageQuery, perPageQ),
 		},
 		"/api/v1/worlds/{worldId}/export": obj{
 			"parameters": []obj{worldParam},
@@ -216,17 +235,45 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}/members": obj{
 			"parameters": []obj{worldParam},
 			"get":        withParams(operation("listMembers", "The world's members, oldest first.", "200", listOf("Member"), "404", "422"), pageQuery, perPageQ),
-			"post": withBody(operation("addMember", "Add an existing account to the world (owner or admin; only the owner adds admins).", "201", ref("Member"), "400", "403", "404", "409", "413", "415", "422"),
-				object(obj{"email": str("The account's email."), "role": obj{"type": "string", "enum": []string{"admin", "editor", "viewer"}}})),
+			"post": withInvitationUpdate(withBody(operation("inviteMember", "Invite an email address to the world (owner or admin; only the owner invites admins). "+
+				"The answer is the same whether or not the address has an account: the invitation waits until someone with that email accepts it. "+
+				"An address already invited gets its invitation's role changed and its expiry renewed (200). A member with that email already: 409 already_member. "+
+				"When the operator configured SMTP, the address is told by mail.", "201", ref("Invitation"), "400", "403", "404", "409", "413", "415", "422"),
+				object(obj{"email": str("The email address to invite."), "role": obj{"type": "string", "enum": []string{"admin", "editor", "viewer"}}}))),
 		},
 		"/api/v1/worlds/{worldId}/members/{userId}": obj{
 			"parameters": []obj{worldParam, pathParam("userId", "The member's user id.")},
-			"delete":     operation("removeMember", "Remove a member (owner or admin; anyone may remove themselves; the owner cannot be removed).", "204", nil, "403", "404", "409"),
+			"patch": withBody(operation("changeMember", "Change a member's role (owner or admin; only the owner makes or unmakes admins; the owner's own role cannot be changed: 409 owner_required). "+
+				"The owner passes ownership on with role \"owner\" for an admin (409 admin_required for anyone else): they become the owner, the owner becomes an admin, and the world's ownerId changes, at once. "+
+				"Each changed member is a member.role event on the world stream.", "200", ref("Member"), "400", "403", "404", "409", "413", "415", "422"),
+				object(obj{"role": obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}}})),
+			"delete": operation("removeMember", "Remove a member (owner or admin; anyone may remove themselves; the owner cannot be removed).", "204", nil, "403", "404", "409"),
+		},
+		"/api/v1/worlds/{worldId}/invitations": obj{
+			"parameters": []obj{worldParam},
+			"get":        withParams(operation("listInvitations", "The world's pending invitations, oldest first (owner or admin); expired ones stay listed until renewed or revoked.", "200", listOf("Invitation"), "403", "404", "422"), pageQuery, perPageQ),
+		},
+		"/api/v1/worlds/{worldId}/invitations/{invitationId}": obj{
+			"parameters": []obj{worldParam, pathParam("invitationId", "The invitation's id.")},
+			"delete":     operation("revokeInvitation", "Revoke an invitation (owner or admin).", "204", nil, "403", "404"),
+		},
+		"/api/v1/invitations": obj{
+			"get": withParams(operation("listMyInvitations", "The unexpired invitations addressed to the caller's email, oldest first. "+
+				"When the instance sends mail, the email must be verified first (403 email_unverified).", "200", listOf("Invitation"), "403", "422"), pageQuery, perPageQ),
+		},
+		"/api/v1/invitations/{invitationId}/accept": obj{
+			"parameters": []obj{pathParam("invitationId", "The invitation's id.")},
+			"post": operation("acceptInvitation", "Accept an invitation addressed to the caller's email: the caller becomes a member with its role (one who is a member already keeps their role). "+
+				"Answers the world as the caller now sees it. Anyone else's invitation, and an expired one, is 404.", "200", ref("World"), "403", "404"),
+		},
+		"/api/v1/invitations/{invitationId}/decline": obj{
+			"parameters": []obj{pathParam("invitationId", "The invitation's id.")},
+			"post":       operation("declineInvitation", "Decline an invitation addressed to the caller's email; it is deleted. Anyone else's is 404.", "204", nil, "403", "404"),
 		},
 		"/api/v1/worlds/{worldId}/documents": obj{
 			"parameters": []obj{worldParam},
 			"get": withParams(operation("listDocuments", "Documents of the world visible in the era (metadata only), oldest first.", "200", listOf("Document"), "404", "422"),
-				queryParam("documentType", "Only documents of this type.", obj{"type": "string"}), eraQuery, pageQuery, perPageQ),
+				queryParam("documentType", "Only documents of this type; a type the world does not have (built in or from an installed tool) is a 422 `unsupported_document_type` with `allowed`.", obj{"type": "string"}), eraQuery, pageQuery, perPageQ),
 			"post": withParams(withBody(operation("createDocument", "Create a document's metadata (editors). Its content starts empty and changes through content operations.", "201", ref("Document"), "400", "403", "404", "413", "415", "422"),
 				object(obj{
 					"name":         str("1 to 200 characters."),
@@ -279,6 +326,13 @@ func OpenAPI() obj {
 			"get":        withParams(operation("listEras", "The world's eras, oldest first.", "200", listOf("Era"), "404", "422"), pageQuery, perPageQ),
 			"post": withBody(operation("createEra", "Fork an era from the main line or another era. It inherits every document by reference: creating it copies nothing. Eras nest at most 32 deep (one forked from the main line is 1 deep); a deeper fork answers 422 era_too_deep with limit.", "201", ref("Era"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "parentId": str("Optional: the era to fork from; omitted, the main line.")}, "parentId")),
+		},
+		"/api/v1/worlds/{worldId}/eras/{eraId}": obj{
+			"parameters": []obj{worldParam, pathParam("eraId", "The era's id.")},
+			"patch": withBody(operation("renameEra", "Rename an era (owner or admin). Its id, parent and content stay. A body without name answers 400 nothing_to_change. Watchers of the world stream get era.renamed.", "200", ref("Era"), "400", "403", "404", "413", "415", "422"),
+				object(obj{"name": str("1 to 200 characters.")})),
+			"delete": operation("deleteEra", "Delete an era (owner or admin) with what was made in it: the documents created in it (with their history, snapshots, links and search entries), and its own copies of older documents, which are then as they are on the era's parent. "+
+				"An era with child eras is not deleted: 409 era_has_children, with children [{id, name}]; delete those first. Nor is one a wiki publishes: 409 era_published, with projects [{id, name}]; publish another era there first. Watchers of the world stream get era.deleted; streams of documents in the era end with a last era.deleted event.", "204", nil, "403", "404", "409"),
 		},
 		"/api/v1/worlds/{worldId}/projects": obj{
 			"parameters": []obj{worldParam},
@@ -376,9 +430,23 @@ func OpenAPI() obj {
 			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "The caller's role."},
 			"ownerId": str("The owner's user id."), "created": dateTime(), "updated": dateTime(),
 		}),
+		"TrashedWorld": object(obj{
+			"id": str("World id."), "slug": str("URL slug."), "name": str("Name."), "genre": str("Genre, may be empty."),
+			"theme": str("Theme derived from the genre."), "plan": obj{"type": "string", "enum": []string{"free", "pro", "studio"}},
+			"role":    obj{"type": "string", "enum": []string{"owner"}, "description": "The caller's role: only the owner sees the trash."},
+			"ownerId": str("The owner's user id."), "created": dateTime(), "updated": dateTime(),
+			"deleted": described(dateTime(), "When the world went to the trash."),
+			"purgeAt": described(dateTime(), "When it will be purged for good, unless restored before: 30 days after deleted."),
+		}),
 		"Member": object(obj{
 			"userId": str("User id."), "email": str("Email."), "name": str("Display name."),
 			"role": obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}}, "created": dateTime(),
+		}),
+		"Invitation": object(obj{
+			"id": str("Invitation id."), "worldId": str("The world."), "worldName": str("The world's name."),
+			"email": str("The invited address, lower case."), "role": obj{"type": "string", "enum": []string{"admin", "editor", "viewer"}},
+			"invitedBy": str("The user id of who invited (last)."), "inviterName": str("Their display name."),
+			"created": dateTime(), "expires": dateTime(),
 		}),
 		"Document": object(documentProps()),
 		"DocumentWithContent": object(mergeProps(documentProps(), obj{
@@ -426,12 +494,14 @@ func OpenAPI() obj {
 				"id": str("Document id."), "name": str("Name."), "documentType": str("Document type."),
 				"parentId": str("The folder it sits in; empty at the top."), "eraId": str("The era it was created in; empty for the main line."),
 			}), "Set for document.* events: the document's metadata as it is now, or for a document deleted on the main line, as it was."),
-			"era":     described(object(obj{"id": str("Era id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line.")}), "Set for era.created."),
-			"project": described(object(obj{"id": str("Project id."), "kind": str("App kind."), "name": str("Name.")}), "Set for project.created."),
-			"userId":  str("Set for member.added and member.removed: the member's user id."),
-			"tool":    str("Set for tool.installed (an install or an upgrade) and tool.uninstalled: the tool's name. The world's document types and app kinds changed."),
-			"role":    obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "For member.added and member.removed: the user's role, while they are a member (absent once they are not)."},
-		}, "document", "era", "project", "userId", "role", "tool"),
+			"world": described(object(obj{"id": str("World id."), "name": str("Name."), "genre": str("Genre."), "theme": str("Theme.")}), "Set for world.updated: the world as it now is."),
+			"era":   described(object(obj{"id": str("Era id."), "name": str("Name."), "parentId": str("Parent era id; empty for a fork of the main line.")}), "Set for era.created, era.renamed and era.deleted (as it was)."),
+			"project": described(object(obj{"id": str("Project id."), "kind": str("App kind."), "name": str("Name.")}, "kind", "name"),
+				"Set for project.created and project.updated; for project.deleted, the id only."),
+			"userId": str("Set for member.added, member.removed and member.role: the member's user id."),
+			"tool":   str("Set for tool.installed (an install or an upgrade) and tool.uninstalled: the tool's name. The world's document types and app kinds changed."),
+			"role":   obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}, "description": "For member.added, member.removed and member.role: the user's role, while they are a member (absent once they are not)."},
+		}, "document", "world", "era", "project", "userId", "role", "tool"),
 		"Tool":             object(toolProps()),
 		"ToolWithManifest": object(mergeProps(toolProps(), obj{"manifest": obj{"type": "object", "description": "The manifest as installed (canonical JSON)."}})),
 		"TypeList": object(obj{"types": arrayOf(object(obj{
@@ -498,7 +568,13 @@ func OpenAPI() obj {
 		}, "clientId", "clientSeq"),
 	}
 	for _, spec := range ops.Catalog() {
-		schemas[opSchemaName(spec.Name)] = opSchema(spec)
+		schemas[opSchemaName(spec.Name)] = spec.Schema()
+	}
+	for k, v := range webhookPaths() {
+		paths[k] = v
+	}
+	for k, v := range webhookSchemas() {
+		schemas[k] = v
 	}
 	// Every POST takes an Idempotency-Key.
 	for _, item := range paths {
@@ -545,7 +621,8 @@ func described(o obj, desc string) obj {
 // worldEventKinds are the events of the world stream (see live.WorldEvent).
 var worldEventKinds = []string{
 	"document.created", "document.renamed", "document.moved", "document.deleted",
-	"era.created", "project.created", "member.added", "member.removed", "tool.installed", "tool.uninstalled",
+	"era.created", "era.renamed", "era.deleted", "project.created", "project.updated", "project.deleted",
+	"member.added", "member.removed", "member.role", "tool.installed", "tool.uninstalled", "world.updated", "world.deleted",
 }
 
 func toolProps() obj {
@@ -589,49 +666,6 @@ func opRefs() []obj {
 		refs = append(refs, ref(opSchemaName(spec.Name)))
 	}
 	return refs
-}
-
-// opSchema turns one catalogue entry into a closed JSON Schema.
-func opSchema(spec ops.OpSpec) obj {
-	props := obj{"op": obj{"const": spec.Name}}
-	req := []string{"op"}
-	for _, p := range spec.Params {
-		props[p.Name] = paramSchema(p)
-		if p.Required {
-			req = append(req, p.Name)
-		}
-	}
-	return obj{"type": "object", "title": spec.Name, "description": spec.Summary + " (" + spec.DocumentType + " documents)",
-		"properties": props, "required": req, "additionalProperties": false}
-}
-
-func paramSchema(p ops.ParamSpec) obj {
-	s := obj{"type": p.Type}
-	if p.Description != "" {
-		s["description"] = p.Description
-	}
-	if len(p.Enum) > 0 {
-		s["enum"] = p.Enum
-	}
-	if p.Items != nil {
-		s["items"] = paramSchema(*p.Items)
-	}
-	if len(p.Fields) > 0 {
-		props := obj{}
-		var req []string
-		for _, f := range p.Fields {
-			props[f.Name] = paramSchema(f)
-			if f.Required {
-				req = append(req, f.Name)
-			}
-		}
-		s["properties"] = props
-		s["additionalProperties"] = false
-		if len(req) > 0 {
-			s["required"] = req
-		}
-	}
-	return s
 }
 
 // streamCaps is what every event stream's description says of the caps on open streams.

@@ -135,10 +135,11 @@ func TestWorldEventsMatchSchema(t *testing.T) {
 	s.Must(s.Do(del(ann.Key, base+"/documents/"+card)), http.StatusNoContent)
 	s.Must(s.Post(ann.Key, base+"/projects", map[string]any{"name": "Wiki", "kind": "wiki"}), http.StatusCreated)
 	s.AddMember(ann, w, bob, "editor")
+	s.Must(s.Do(patch(ann.Key, base+"/members/"+bob.ID, map[string]any{"role": "viewer"})), http.StatusOK)
 	s.Must(s.Do(del(ann.Key, base+"/members/"+bob.ID)), http.StatusNoContent)
 
 	seen := map[string]bool{}
-	for range 10 {
+	for range 11 {
 		ev := st.Expect(t, "")
 		data, err := jsonschema.UnmarshalJSON(strings.NewReader(ev.Data))
 		if err != nil {
@@ -154,7 +155,7 @@ func TestWorldEventsMatchSchema(t *testing.T) {
 			t.Errorf("kind %s is not in the schema: %v", kind, err)
 		}
 	}
-	if len(seen) != 8 {
-		t.Errorf("saw %d kinds of event, want all 8: %v", len(seen), seen)
+	if len(seen) != 9 {
+		t.Errorf("saw %d kinds of event, want all 9: %v", len(seen), seen)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/app/webhooks"
 )
 
 // API holds what the handlers need.
@@ -28,6 +29,8 @@ type API struct {
 	Config config.Config
 	Search search.Searcher
 	Live   *live.Hub
+	// Webhooks registers and tests webhooks.
+	Webhooks *webhooks.Service
 	// KeyLimit and IPLimit bound requests per credential and per client address.
 	KeyLimit, IPLimit *ratelimit.Limiter
 
@@ -50,9 +53,19 @@ var Routes = []Route{
 	{"POST", "/api/v1/worlds/import", (*API).importWorld},
 	{"GET", "/api/v1/worlds/{worldId}", (*API).getWorld},
 	{"GET", "/api/v1/worlds/{worldId}/export", (*API).exportWorld},
+	{"PATCH", "/api/v1/worlds/{worldId}", (*API).updateWorld},
+	{"DELETE", "/api/v1/worlds/{worldId}", (*API).deleteWorld},
+	{"POST", "/api/v1/worlds/{worldId}/restore", (*API).restoreWorld},
+	{"GET", "/api/v1/trash", (*API).listTrash},
 	{"GET", "/api/v1/worlds/{worldId}/members", (*API).listMembers},
-	{"POST", "/api/v1/worlds/{worldId}/members", (*API).addMember},
+	{"POST", "/api/v1/worlds/{worldId}/members", (*API).invite},
+	{"PATCH", "/api/v1/worlds/{worldId}/members/{userId}", (*API).changeMember},
 	{"DELETE", "/api/v1/worlds/{worldId}/members/{userId}", (*API).removeMember},
+	{"GET", "/api/v1/worlds/{worldId}/invitations", (*API).listWorldInvitations},
+	{"DELETE", "/api/v1/worlds/{worldId}/invitations/{invitationId}", (*API).revokeInvitation},
+	{"GET", "/api/v1/invitations", (*API).myInvitations},
+	{"POST", "/api/v1/invitations/{invitationId}/accept", (*API).acceptInvitation},
+	{"POST", "/api/v1/invitations/{invitationId}/decline", (*API).declineInvitation},
 	{"GET", "/api/v1/worlds/{worldId}/documents", (*API).listDocuments},
 	{"POST", "/api/v1/worlds/{worldId}/documents", (*API).createDocument},
 	{"GET", "/api/v1/worlds/{worldId}/documents/{documentId}", (*API).getDocument},
@@ -64,6 +77,8 @@ var Routes = []Route{
 	{"POST", "/api/v1/worlds/{worldId}/documents/{documentId}/restore", (*API).restoreDocument},
 	{"GET", "/api/v1/worlds/{worldId}/eras", (*API).listEras},
 	{"POST", "/api/v1/worlds/{worldId}/eras", (*API).createEra},
+	{"PATCH", "/api/v1/worlds/{worldId}/eras/{eraId}", (*API).renameEra},
+	{"DELETE", "/api/v1/worlds/{worldId}/eras/{eraId}", (*API).deleteEra},
 	{"GET", "/api/v1/worlds/{worldId}/projects", (*API).listProjects},
 	{"POST", "/api/v1/worlds/{worldId}/projects", (*API).createProject},
 	{"GET", "/api/v1/worlds/{worldId}/projects/{projectId}", (*API).getProject},
@@ -81,6 +96,13 @@ var Routes = []Route{
 	{"GET", "/api/v1/worlds/{worldId}/types", (*API).listTypes},
 	{"GET", "/api/v1/worlds/{worldId}/search", (*API).search},
 	{"GET", "/api/v1/worlds/{worldId}/events", (*API).worldEvents},
+	{"GET", "/api/v1/worlds/{worldId}/webhooks", (*API).listWebhooks},
+	{"POST", "/api/v1/worlds/{worldId}/webhooks", (*API).createWebhook},
+	{"GET", "/api/v1/worlds/{worldId}/webhooks/{webhookId}", (*API).getWebhook},
+	{"PATCH", "/api/v1/worlds/{worldId}/webhooks/{webhookId}", (*API).updateWebhook},
+	{"DELETE", "/api/v1/worlds/{worldId}/webhooks/{webhookId}", (*API).deleteWebhook},
+	{"GET", "/api/v1/worlds/{worldId}/webhooks/{webhookId}/deliveries", (*API).listDeliveries},
+	{"POST", "/api/v1/worlds/{worldId}/webhooks/{webhookId}/test", (*API).testWebhook},
 	{"GET", "/api/v1/worlds/{worldId}/documents/{documentId}/events", (*API).documentEvents},
 }
 

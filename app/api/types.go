@@ -62,7 +62,7 @@ func WorldTypes(st *store.Store, worldID string) (TypeList, error) {
 	out := TypeList{Types: []TypeJSON{}}
 	byType := map[string][]TypeOpJSON{}
 	for _, spec := range ops.Catalog() {
-		params, _ := json.Marshal(opSchema(spec)) // plain maps and strings: cannot fail
+		params, _ := json.Marshal(spec.Schema()) // plain maps and strings: cannot fail
 		byType[spec.DocumentType] = append(byType[spec.DocumentType], TypeOpJSON{Op: spec.Name, Summary: spec.Summary, Params: params})
 	}
 	for _, name := range ops.Types() {

@@ -4,11 +4,13 @@
 package apierr
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/loreweave/loreweave/ops"
 )
@@ -76,9 +78,18 @@ func From(err error) *Error {
 	var oe *ops.Error
 	if errors.As(err, &oe) {
 		out := New(http.StatusUnprocessableEntity, oe.Code, "%s", oe.Message).With("opIndex", oe.OpIndex)
+		path := fmt.Sprintf("ops[%d]", oe.OpIndex)
 		if oe.Field != "" {
 			out.With("field", oe.Field)
 		}
+		if at := cmp.Or(oe.Path, oe.Field); at != "" {
+			if !strings.HasPrefix(at, "[") {
+				path += "."
+			}
+			path += at
+		}
+		// path is where the bad value is in the request body ({"ops": [...]}).
+		out.With("path", path)
 		for k, v := range oe.Details {
 			out.With(k, v)
 		}

@@ -71,6 +71,15 @@ func WithSignup(mode string) Option { return func(c *config.Config) { c.Signup =
 // WithDefaultPlan sets the plan of new worlds.
 func WithDefaultPlan(plan string) Option { return func(c *config.Config) { c.DefaultPlan = plan } }
 
+// WithBaseURL starts the server at the address of url (http://127.0.0.1:PORT), for example a
+// stopped server's, so that clients of that one reach this one.
+func WithBaseURL(url string) Option { return func(c *config.Config) { c.BaseURL = url } }
+
+// WithMCPAllowedOrigins sets the web origins that may call the MCP endpoint from a browser.
+func WithMCPAllowedOrigins(origins ...string) Option {
+	return func(c *config.Config) { c.MCPAllowedOrigins = origins }
+}
+
 // Start starts a server on a fresh data dir; it stops when the test ends.
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
@@ -88,7 +97,11 @@ func StartIn(t testing.TB, dir string, opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := "127.0.0.1:0"
+	if cfg.BaseURL != "" { // WithBaseURL: a restart where the server was
+		addr = strings.TrimPrefix(cfg.BaseURL, "http://")
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatalf("apptest: listen: %v", err)
 	}
@@ -306,10 +319,25 @@ func (s *Server) Document(u User, worldID, name, docType string) string {
 	return d.ID
 }
 
-// AddMember adds member to the world with a role, as owner.
+// AddMember adds member to the world with a role: owner invites their email, and member
+// accepts.
 func (s *Server) AddMember(owner User, worldID string, member User, role string) {
 	s.t.Helper()
-	s.Must(s.Post(owner.Key, "/api/v1/worlds/"+worldID+"/members", map[string]any{"email": member.Email, "role": role}), http.StatusCreated)
+	var inv struct{ ID string }
+	s.Must(s.Post(owner.Key, "/api/v1/worlds/"+worldID+"/members", map[string]any{"email": member.Email, "role": role}), http.StatusCreated).JSON(s.t, &inv)
+	s.Must(s.Post(member.Key, "/api/v1/invitations/"+inv.ID+"/accept", nil), http.StatusOK)
+}
+
+// Invite invites an email to the world as manager and returns the invitation's id.
+func (s *Server) Invite(manager User, worldID, email, role string) string {
+	s.t.Helper()
+	var inv struct{ ID string }
+	res := s.Post(manager.Key, "/api/v1/worlds/"+worldID+"/members", map[string]any{"email": email, "role": role})
+	if res.Status != http.StatusCreated && res.Status != http.StatusOK {
+		s.t.Fatalf("apptest: invite %s: %d %s", email, res.Status, res.Body)
+	}
+	res.JSON(s.t, &inv)
+	return inv.ID
 }
 
 // Count returns the number of rows of a table matching an optional SQL condition.

@@ -46,11 +46,8 @@ func CreateUser(app core.App, email, password, name string) (*core.Record, error
 	if _, err := app.FindAuthRecordByEmail(users, email); err == nil {
 		return nil, apierr.Field("email", "an account with this email already exists")
 	}
-	if len(password) < 8 {
-		return nil, apierr.Field("password", "the password needs at least 8 characters")
-	}
-	if len(password) > 71 {
-		return nil, apierr.Field("password", "the password may have at most 71 characters")
+	if err := CheckPassword(password); err != nil {
+		return nil, err
 	}
 	u := core.NewRecord(users)
 	u.SetEmail(email)

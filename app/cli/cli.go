@@ -109,7 +109,7 @@ func usersCmd(app core.App) *cobra.Command {
 	create.Flags().StringVar(&email, "email", "", "email address (required)")
 	create.Flags().StringVar(&password, "password", "", "password, at least 8 characters (required)")
 	create.Flags().StringVar(&name, "name", "", "display name")
-	cmd.AddCommand(create)
+	cmd.AddCommand(create, usersPasswordCmd(app))
 	return cmd
 }
 

@@ -62,6 +62,17 @@ type Config struct {
 	// MaxImportBytes bounds one world archive sent to POST /api/v1/worlds/import
 	// (LOREWEAVE_MAX_IMPORT_MIB, --max-import-mib; set in MiB, held in bytes).
 	MaxImportBytes int
+	// MCPAllowedOrigins are the web origins (besides this server's own) whose pages may call
+	// the MCP endpoint from a browser (LOREWEAVE_MCP_ALLOWED_ORIGINS, --mcp-allowed-origins;
+	// comma-separated, "*" for any). A request with any other Origin gets 403.
+	MCPAllowedOrigins []string
+	// WebhooksAllowPrivate lets webhooks call loopback, private-network, link-local and
+	// other non-public addresses (LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE, --webhooks-allow-private).
+	WebhooksAllowPrivate bool
+	// WebhookRetryBase is the wait before a failed delivery's second attempt; each later
+	// wait doubles, up to an hour (LOREWEAVE_WEBHOOKS_RETRY_BASE, a Go duration such as 30s;
+	// shorter values are for tests).
+	WebhookRetryBase time.Duration
 }
 
 // LoginWindow and SignupWindow are the periods LoginRateLimit, LoginIPRateLimit and
@@ -74,7 +85,7 @@ const (
 // Default returns the configuration used when nothing is set.
 func Default() Config {
 	return Config{DefaultPlan: "studio", Signup: "open", KeyRateLimit: 1200, IPRateLimit: 3000, LoginRateLimit: 10, LoginIPRateLimit: 50, SignupRateLimit: 20, StreamIPLimit: 200,
-		MaxImageBytes: 25 << 20, MaxModelBytes: 100 << 20, MaxImportBytes: 2048 << 20}
+		MaxImageBytes: 25 << 20, MaxModelBytes: 100 << 20, MaxImportBytes: 2048 << 20, WebhookRetryBase: 30 * time.Second}
 }
 
 // Flags holds the flag values until Load reads them.
@@ -91,6 +102,8 @@ type Flags struct {
 	maxImageMiB string
 	maxModelMiB string
 	maxImport   string
+	mcpOrigins  string
+	hooksAllow  bool
 }
 
 // Bind registers Loreweave's flags on fs (the root command's persistent flags).
@@ -108,6 +121,8 @@ func Bind(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&f.maxImageMiB, "max-image-mib", "", "largest uploaded image (PNG, JPEG, WebP, GIF), in MiB (env LOREWEAVE_MAX_IMAGE_MIB; default 25)")
 	fs.StringVar(&f.maxModelMiB, "max-model-mib", "", "largest uploaded 3D model (.glb, .gltf), in MiB (env LOREWEAVE_MAX_MODEL_MIB; default 100)")
 	fs.StringVar(&f.maxImport, "max-import-mib", "", "largest world archive POST /api/v1/worlds/import takes, in MiB (env LOREWEAVE_MAX_IMPORT_MIB; default 2048)")
+	fs.StringVar(&f.mcpOrigins, "mcp-allowed-origins", "", "web origins whose pages may call the MCP endpoint from a browser, comma-separated, e.g. https://inspector.example.com; * = any (env LOREWEAVE_MCP_ALLOWED_ORIGINS; default: this server's own only)")
+	fs.BoolVar(&f.hooksAllow, "webhooks-allow-private", false, "let webhooks call loopback and private-network addresses (env LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE=true; default: refused)")
 	return f
 }
 
@@ -127,6 +142,11 @@ func (f *Flags) Load() (Config, error) {
 		c.Signup = v
 	}
 	c.BaseURL = pick(f.baseURL, "LOREWEAVE_BASE_URL")
+	for _, o := range strings.Split(pick(f.mcpOrigins, "LOREWEAVE_MCP_ALLOWED_ORIGINS"), ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.MCPAllowedOrigins = append(c.MCPAllowedOrigins, o)
+		}
+	}
 	for _, r := range []struct {
 		raw, name string
 		dst       *int
@@ -163,6 +183,22 @@ func (f *Flags) Load() (Config, error) {
 			return c, fmt.Errorf("config: %s %q is not a whole number of MiB from 1", r.name, r.raw)
 		}
 		*r.dst = n << 20
+	}
+	if f.hooksAllow {
+		c.WebhooksAllowPrivate = true
+	} else if v := os.Getenv("LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("config: LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE %q is not true or false", v)
+		}
+		c.WebhooksAllowPrivate = b
+	}
+	if v := os.Getenv("LOREWEAVE_WEBHOOKS_RETRY_BASE"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("config: LOREWEAVE_WEBHOOKS_RETRY_BASE %q is not a positive duration such as 30s", v)
+		}
+		c.WebhookRetryBase = d
 	}
 	return c, c.Validate()
 }

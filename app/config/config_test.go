@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ func load(t *testing.T, args []string, env map[string]string) (config.Config, er
 	t.Helper()
 	for _, name := range []string{"LOREWEAVE_DEFAULT_PLAN", "LOREWEAVE_SIGNUP", "LOREWEAVE_BASE_URL", "LOREWEAVE_RATE_LIMIT_KEY", "LOREWEAVE_RATE_LIMIT_IP",
 		"LOREWEAVE_RATE_LIMIT_LOGIN", "LOREWEAVE_RATE_LIMIT_LOGIN_IP", "LOREWEAVE_RATE_LIMIT_SIGNUP", "LOREWEAVE_MAX_STREAMS_IP",
-		"LOREWEAVE_MAX_IMAGE_MIB", "LOREWEAVE_MAX_MODEL_MIB", "LOREWEAVE_MAX_IMPORT_MIB"} {
+		"LOREWEAVE_MAX_IMAGE_MIB", "LOREWEAVE_MAX_MODEL_MIB", "LOREWEAVE_MAX_IMPORT_MIB", "LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE", "LOREWEAVE_WEBHOOKS_RETRY_BASE"} {
 		t.Setenv(name, env[name])
 	}
 	fs := pflag.NewFlagSet("loreweave", pflag.ContinueOnError)
@@ -31,7 +32,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c != config.Default() {
+	if !reflect.DeepEqual(c, config.Default()) {
 		t.Fatalf("nothing set: %+v, want %+v", c, config.Default())
 	}
 	if c.LoginRateLimit != 10 || c.LoginIPRateLimit != 50 || c.SignupRateLimit != 20 {

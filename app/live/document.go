@@ -1,6 +1,7 @@
 package live
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -200,6 +201,9 @@ func (h *Hub) userName(id string) string {
 		return ""
 	}
 	u, err := h.store.App().FindRecordById("users", id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.DeletedAccount
+	}
 	if err != nil {
 		return ""
 	}

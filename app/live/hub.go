@@ -317,7 +317,8 @@ func (h *Hub) heartbeats(ctx context.Context) {
 }
 
 // onOutbox re-checks open streams when access may have changed or a document was deleted,
-// tells document streams of renames and moves, and relays world events.
+// tells document streams of renames and moves, ends the streams of trashed worlds and
+// deleted eras, and relays world events.
 func (h *Hub) onOutbox(rows []store.OutboxRow) {
 	for _, r := range rows {
 		switch r.Kind {
@@ -327,8 +328,15 @@ func (h *Hub) onOutbox(rows []store.OutboxRow) {
 			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindOAuth && c.p.CredentialID == r.Subject })
 		case "session.ended":
 			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindSession && c.p.CredentialID == r.Subject })
+		case auth.SessionsEndedKind: // every session of a user: a new password or email, or the account deleted
+			h.closeWhere(func(c *conn) bool { return c.p.Kind == auth.KindSession && c.p.UserID == r.Subject })
 		case "member.removed":
 			h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.p.UserID == r.Subject })
+		case "member.role":
+			// A new role may see less of a document (secret sections) or more: its streams
+			// close, and the client reconnects with the role. The world stream shows every
+			// role the same and stays open, to tell of the change.
+			h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.p.UserID == r.Subject && c.content })
 		case "document.deleted":
 			h.endDeleted(r)
 		case "document.renamed", "document.moved":
@@ -337,6 +345,11 @@ func (h *Hub) onOutbox(rows []store.OutboxRow) {
 			if r.Subject == "free" {
 				h.closeWhere(func(c *conn) bool { return c.worldID == r.World && c.content && c.p.PlanGated() })
 			}
+		case "world.deleted":
+			h.endWorld(r)
+			continue // the last event each stream got
+		case "era.deleted":
+			h.endEra(r)
 		}
 		h.relayWorldEvent(r)
 	}

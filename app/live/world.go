@@ -16,11 +16,13 @@ type WorldEvent struct {
 	EraID string `json:"eraId"`
 	// Document is set for document.* events.
 	Document *DocumentMeta `json:"document,omitempty"`
-	// Era is set for era.created.
+	// World is set for world.updated: the world's name, genre and theme as they now are.
+	World *WorldMeta `json:"world,omitempty"`
+	// Era is set for era.created, era.renamed and era.deleted.
 	Era *EraMeta `json:"era,omitempty"`
-	// Project is set for project.created.
+	// Project is set for project.created, project.updated and project.deleted (the id only).
 	Project *ProjectMeta `json:"project,omitempty"`
-	// UserID is set for member.added and member.removed.
+	// UserID is set for member.added, member.removed and member.role.
 	UserID string `json:"userId,omitempty"`
 	Role   string `json:"role,omitempty"`
 	// Tool is the tool's name, for tool.installed (or upgraded) and tool.uninstalled: the
@@ -35,6 +37,14 @@ type DocumentMeta struct {
 	DocumentType string `json:"documentType"`
 	ParentID     string `json:"parentId"`
 	EraID        string `json:"eraId"`
+}
+
+// WorldMeta is the world itself in a world.updated event.
+type WorldMeta struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Genre string `json:"genre"`
+	Theme string `json:"theme"`
 }
 
 // EraMeta is an era in a world event.
@@ -57,29 +67,59 @@ func (h *Hub) worldEvent(r store.OutboxRow) (WorldEvent, bool) {
 	if !store.IsWorldEvent(r.Kind) || r.World == "" || r.WorldSeq == 0 {
 		return WorldEvent{}, false
 	}
-	ev := WorldEvent{Kind: r.Kind, Seq: r.WorldSeq}
+	return Describe(h.store, r)
+}
+
+// Describe says what a change of a world is, as its world stream's event says it (webhooks
+// send the same): the records it is about, as they are now or as the row recorded them; ok
+// is false when the record is gone and the row did not record it.
+func Describe(st *store.Store, r store.OutboxRow) (ev WorldEvent, ok bool) {
+	ev = WorldEvent{Kind: r.Kind, Seq: r.WorldSeq}
 	switch r.Kind {
+	case "world.updated":
+		w, err := st.World(r.World)
+		if err != nil {
+			return ev, false
+		}
+		ev.World = &WorldMeta{ID: w.ID, Name: w.Name, Genre: w.Genre, Theme: w.Theme}
+	case "world.deleted":
+		// Nothing more to say: the world is gone for everyone (endWorld ends its streams).
 	case "era.created":
-		e, err := h.store.Era(r.World, r.Era)
+		e, err := st.Era(r.World, r.Era)
 		if err != nil {
 			return ev, false
 		}
 		ev.Era = &EraMeta{ID: e.ID, Name: e.Name, ParentID: e.ParentID}
+	case "era.renamed", "era.deleted":
+		// As the row recorded it: the name it got then, or the era as it was when deleted.
+		e, ok := r.RecordedEra()
+		if !ok {
+			e = store.Era{ID: r.Era}
+		}
+		ev.Era = &EraMeta{ID: r.Era, Name: e.Name, ParentID: e.ParentID}
 	case "project.created":
-		p, err := h.store.Project(r.World, r.Subject)
+		p, err := st.Project(r.World, r.Subject)
 		if err != nil {
 			return ev, false
 		}
 		ev.Project = &ProjectMeta{ID: p.ID, Kind: p.Kind, Name: p.Name}
+	case "project.updated":
+		// The project as it is now; the id alone once it is deleted.
+		ev.Project = &ProjectMeta{ID: r.Subject}
+		if p, err := st.Project(r.World, r.Subject); err == nil {
+			ev.Project = &ProjectMeta{ID: p.ID, Kind: p.Kind, Name: p.Name}
+		}
+	case "project.deleted":
+		ev.Project = &ProjectMeta{ID: r.Subject}
 	case "tool.installed", "tool.uninstalled":
 		ev.Tool = r.Subject
-	case "member.added", "member.removed":
+	case "member.added", "member.removed", "member.role":
 		ev.UserID = r.Subject
-		if m, err := h.store.Member(r.World, r.Subject); err == nil {
+		if m, err := st.Member(r.World, r.Subject); err == nil {
 			ev.Role = m.Role
 		}
 	default:
-		d, err := h.store.DocumentByID(r.Document)
+		d, err := st.DocumentByID(r.Document)
 		if err != nil {
 			// Deleted on the main line: the row is gone, but the outbox row recorded its
 			// metadata (rows written before deletes did so give the id only).
@@ -143,4 +183,24 @@ func (h *Hub) ServeWorld(e *core.RequestEvent, p auth.Principal, w store.World) 
 	}
 	c := &conn{p: p, worldID: w.ID, streamID: worldStream(w.ID), content: false}
 	return h.serve(e, c, sw, nil)
+}
+
+// endWorld ends every stream of a world that went to the trash, world and document streams
+// alike, with a last world.deleted event: the world is gone, and a reconnect gets 404.
+func (h *Hub) endWorld(r store.OutboxRow) {
+	data := mustJSON(WorldEvent{Kind: r.Kind, Seq: r.WorldSeq})
+	for _, c := range h.connsWhere(func(c *conn) bool { return c.worldID == r.World }) {
+		c.w.end("world.deleted", data)
+	}
+}
+
+// endEra ends the document streams of an era that was deleted, with a last era.deleted event.
+func (h *Hub) endEra(r store.OutboxRow) {
+	data := mustJSON(map[string]string{"eraId": r.Era})
+	for _, c := range h.connsWhere(func(c *conn) bool {
+		_, era, _, ok := parseDocStream(c.streamID)
+		return ok && c.worldID == r.World && era == r.Era
+	}) {
+		c.w.end("era.deleted", data)
+	}
 }

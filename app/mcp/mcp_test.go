@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -47,11 +48,19 @@ func call(t *testing.T, s *sdk.ClientSession, name string, args map[string]any, 
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	// A result's structured content, or the text of an error (or of a tool without one).
 	var text string
 	if len(res.Content) > 0 {
 		if tc, ok := res.Content[0].(*sdk.TextContent); ok {
 			text = tc.Text
 		}
+	}
+	if res.StructuredContent != nil && !res.IsError {
+		data, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = string(data)
 	}
 	if out != nil {
 		if err := json.Unmarshal([]byte(text), out); err != nil {
@@ -70,11 +79,24 @@ type toolErr struct {
 	}
 }
 
+// allTools are the connector's tools, sorted.
+const allTools = "apply_content_ops create_document create_era create_project create_world delete_document get_document get_history get_links get_world list_documents list_eras list_projects list_types list_worlds search update_document whoami"
+
 func TestToolsWithAPIKey(t *testing.T) {
 	s := apptest.Start(t)
 	ann := s.NewUser("Ann")
 	session := connect(t, s, ann.Key)
 
+	// The server says what it is and how to start.
+	init := session.InitializeResult()
+	if info := init.ServerInfo; info.Title != "Loreweave" || info.Description == "" || info.WebsiteURL != s.URL || len(info.Icons) == 0 {
+		t.Errorf("server info %+v", info)
+	}
+	for _, tool := range []string{"list_worlds", "create_world", "apply_content_ops", "list_types", "list_eras", "search"} {
+		if !strings.Contains(init.Instructions, tool) {
+			t.Errorf("the instructions do not mention %s", tool)
+		}
+	}
 	tools, err := session.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -93,8 +115,7 @@ func TestToolsWithAPIKey(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	want := "apply_content_ops create_document create_era create_project get_document get_links get_world list_documents list_eras list_projects list_types list_worlds search whoami"
-	if strings.Join(names, " ") != want {
+	if strings.Join(names, " ") != allTools {
 		t.Fatalf("tools %v", names)
 	}
 
@@ -270,10 +291,85 @@ func TestUnauthenticated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var body struct {
+			Error struct{ Code, Message string }
+		}
+		err = json.NewDecoder(res.Body).Decode(&body)
 		res.Body.Close()
 		want := `Bearer resource_metadata="` + s.URL + `/.well-known/oauth-protected-resource/api/mcp"`
+		if token != "" {
+			// A token that was sent and is not valid says so (RFC 6750), so clients sign in again.
+			want += `, error="invalid_token", error_description="the token is unknown, revoked or expired"`
+		}
 		if res.StatusCode != 401 || res.Header.Get("WWW-Authenticate") != want {
 			t.Fatalf("token %q: %d %q", token, res.StatusCode, res.Header.Get("WWW-Authenticate"))
 		}
+		if err != nil || body.Error.Code != "unauthenticated" || body.Error.Message == "" {
+			t.Fatalf("token %q: the 401's body is not the JSON error object: %v %+v", token, err, body)
+		}
+	}
+}
+
+// TestEndpointToTheLetter: /api/mcp/ is /api/mcp; a browser page from another origin gets 403
+// unless the operator allowed it; an unknown method is JSON-RPC -32601; a request in a session
+// the server does not have is answered.
+func TestEndpointToTheLetter(t *testing.T) {
+	s := apptest.Start(t, apptest.WithMCPAllowedOrigins("https://inspector.example.com"))
+	ann := s.NewUser("Ann")
+	post := func(path, origin, session, body string) (*http.Response, string) {
+		req, _ := http.NewRequest("POST", s.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+ann.Key)
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res, string(data)
+	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, tc := range []struct {
+		path, origin string
+		status       int
+	}{
+		{"/api/mcp", "", 200},
+		{"/api/mcp/", "", 200},
+		{"/api/mcp", s.URL, 200},
+		{"/api/mcp", "https://inspector.example.com", 200},
+		{"/api/mcp", "https://evil.example", 403},
+		{"/api/mcp/", "http://localhost:1", 403},
+	} {
+		res, body := post(tc.path, tc.origin, "", initialize)
+		if res.StatusCode != tc.status {
+			t.Errorf("%s from %q: %d %s", tc.path, tc.origin, res.StatusCode, body)
+		}
+		if tc.status == 403 && !strings.Contains(body, `"origin_not_allowed"`) {
+			t.Errorf("%s from %q: %s", tc.path, tc.origin, body)
+		}
+	}
+
+	res, _ := post("/api/mcp", "", "", initialize)
+	session := res.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatal("no session id")
+	}
+	post("/api/mcp", "", session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	_, body := post("/api/mcp", "", session, `{"jsonrpc":"2.0","id":2,"method":"tools/explode","params":{}}`)
+	if !strings.Contains(body, "-32601") {
+		t.Errorf("an unknown method: %s", body)
+	}
+	// A session the server does not have (restarted, idled out) is served without one.
+	res, body = post("/api/mcp", "", "no-such-session", `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`)
+	if res.StatusCode != 200 || !strings.Contains(body, `"apply_content_ops"`) {
+		t.Errorf("an unknown session: %d %q", res.StatusCode, body)
 	}
 }

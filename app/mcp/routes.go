@@ -21,10 +21,12 @@ import (
 //	/oauth/revoke                                  RFC 7009 (form)
 //	/oauth/authorize                               consent page: app/web
 func (s *Server) Register(r *router.Router[*core.RequestEvent]) {
-	r.Any(Path, func(e *core.RequestEvent) error {
+	serve := func(e *core.RequestEvent) error {
 		s.ServeHTTP(e.Response, e.Request.WithContext(context.WithValue(e.Request.Context(), clientIPKey{}, e.RealIP())))
 		return nil
-	})
+	}
+	r.Any(Path, serve)
+	r.Any(Path+"/{$}", serve) // /api/mcp/ is the same endpoint
 	r.GET("/.well-known/oauth-protected-resource"+Path, std(auth.ProtectedResourceMetadataHandler(s.ProtectedResource(s.Resource()))))
 	r.GET("/.well-known/oauth-protected-resource", std(auth.ProtectedResourceMetadataHandler(s.ProtectedResource(s.BaseURL))))
 	r.GET("/.well-known/oauth-authorization-server", std(http.HandlerFunc(s.serveAuthServerMetadata)))

@@ -38,7 +38,7 @@ func TestSecretSectionsOverMCP(t *testing.T) {
 		TotalItems int
 	}
 	edSession, viSession := connect(t, s, ed.Key), connect(t, s, vi.Key)
-	args := map[string]any{"worldId": w, "documentId": card}
+	args := map[string]any{"worldId": w, "documentId": card, "fields": []string{"data", "text"}}
 
 	var edDoc, viDoc doc
 	if call(t, edSession, "get_document", args, &edDoc) || len(edDoc.Data.Sections) != 2 || !strings.Contains(edDoc.Text, "zephyrword") {

@@ -42,6 +42,11 @@ type Server struct {
 	BaseURL string
 	// Version is reported to clients.
 	Version string
+	// AllowedOrigins are the web origins, besides this server's own, whose pages may call
+	// the endpoint from a browser (LOREWEAVE_MCP_ALLOWED_ORIGINS); "*" allows any.
+	AllowedOrigins []string
+	// DefaultPlan is the plan of the worlds create_world makes (the server's setting).
+	DefaultPlan string
 	// KeyLimit and IPLimit bound requests per credential and per client address (shared
 	// with the REST API).
 	KeyLimit, IPLimit *ratelimit.Limiter
@@ -74,12 +79,14 @@ func (s *Server) Start() error {
 		s.Version = "1"
 	}
 	s.active = map[string]map[*activeRequest]struct{}{}
-	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "loreweave", Title: "Loreweave", Version: s.Version}, &sdk.ServerOptions{
-		Instructions: "Loreweave holds storytelling worlds: documents (cards for characters, places and things; timelines; maps; folders; animated models), " +
-			"eras (versions of a world) and projects. Start with list_worlds, then list_documents and get_document; change content with apply_content_ops.",
-	})
+	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "loreweave", Title: "Loreweave", Version: s.Version,
+		Description: "A worldbuilding server: storytelling worlds of characters, places, timelines, maps and animated models, written together live.",
+		WebsiteURL:  s.BaseURL,
+		Icons:       []sdk.Icon{{Source: s.BaseURL + "/static/favicon.svg", MIMEType: "image/svg+xml", Sizes: []string{"any"}}},
+	}, &sdk.ServerOptions{Instructions: instructions})
 	s.mcp.AddReceivingMiddleware(recoverPanics(s.Store.App().Logger()), uniformToolErrors)
 	s.addTools(s.mcp)
+	s.addWorldTools(s.mcp)
 	host := ""
 	if u, err := url.Parse(s.BaseURL); err == nil {
 		host = u.Hostname()
@@ -91,7 +98,23 @@ func (s *Server) Start() error {
 		DisableLocalhostProtection: !isLoopback(host),
 		MaxRequestBodyBytes:        maxBody,
 	})
-	bearer := sdkauth.RequireBearerToken(s.verify, &sdkauth.RequireBearerTokenOptions{
+	// A session the server no longer has (it restarted, or the session idled out) is served
+	// without one: the tools keep no session state, so a connected assistant carries on
+	// instead of getting 404 and having to reconnect by hand (its subscriptions do not
+	// survive: it subscribes again when it reconnects its stream).
+	sessionless := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{
+		Stateless:                  true,
+		DisableLocalhostProtection: !isLoopback(host),
+		MaxRequestBodyBytes:        maxBody,
+	})
+	// authenticate (below) has verified the token by the time the SDK asks again.
+	verified := func(ctx context.Context, token string, r *http.Request) (*sdkauth.TokenInfo, error) {
+		if ti, ok := r.Context().Value(verifiedKey{}).(*sdkauth.TokenInfo); ok {
+			return ti, nil
+		}
+		return s.verify(ctx, token, r)
+	}
+	bearer := sdkauth.RequireBearerToken(verified, &sdkauth.RequireBearerTokenOptions{
 		ResourceMetadataURL:    s.BaseURL + "/.well-known/oauth-protected-resource" + Path,
 		AllowMissingExpiration: true, // API keys never expire
 	})
@@ -115,7 +138,13 @@ func (s *Server) Start() error {
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		ctx, done := s.track(r)
 		defer done()
-		streamable.ServeHTTP(w, r.WithContext(ctx))
+		probe := &lostSession{ResponseWriter: w}
+		streamable.ServeHTTP(probe, r.WithContext(ctx))
+		if body, ok := r.Context().Value(bodyKey{}).([]byte); probe.lost && ok {
+			again := r.WithContext(ctx)
+			again.Body = io.NopCloser(bytes.NewReader(body))
+			sessionless.ServeHTTP(w, again)
+		}
 	}))
 	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After")
@@ -123,12 +152,33 @@ func (s *Server) Start() error {
 			apierr.Write(w, r, nil, ratelimit.Error(wait))
 			return
 		}
-		limited.ServeHTTP(w, r)
+		if origin := r.Header.Get("Origin"); !s.originAllowed(origin) {
+			apierr.Write(w, r, nil, apierr.New(http.StatusForbidden, "origin_not_allowed",
+				"requests from the web page at %s may not use this MCP endpoint; the operator can allow it with LOREWEAVE_MCP_ALLOWED_ORIGINS", origin))
+			return
+		}
+		r, ok := s.authenticate(w, r)
+		if !ok {
+			return
+		}
+		body := readBody(r)
+		r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, body))
+		limited.ServeHTTP(&methodErrors{ResponseWriter: w, id: requestID(body)}, r)
 	})
 
 	s.Store.OnOutbox(s.onOutbox)
 	return nil
 }
+
+// instructions tell an agent how to start.
+const instructions = "Loreweave holds storytelling worlds. A world has documents of types: card (a character, place or thing: properties, aliases and titled Markdown sections, some secret), " +
+	"timeline (dated events), map (an image with pins), folder (holds other documents), animator (a 3D model and its clips), and types its installed tools add. " +
+	"Start with list_worlds (or create_world), then list_documents, search and get_document. Create documents with create_document and change their content only with apply_content_ops: " +
+	"typed operations, all or none, each call one new version that people watching see at once; list_types gives every type's operations with their parameters as JSON Schema. " +
+	"Rename, move and delete with update_document and delete_document; get_history reads a document's op log. " +
+	"Eras (list_eras, create_era) are versions of a world that inherit everything and change separately: pass era to read or write in one; leave it out for the main line. " +
+	"In text, link documents as [[id:<documentId>]] or [[id:<documentId>|shown text]]; get_links lists a document's links and backlinks. " +
+	"Errors are JSON objects with a stable code and a message that says what to do."
 
 // maxBody is the largest MCP request body.
 const maxBody = 2 << 20

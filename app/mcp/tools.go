@@ -42,17 +42,18 @@ func principal(req *sdk.CallToolRequest) (auth.Principal, error) {
 
 // PageIn selects a page of a list.
 type PageIn struct {
-	Page    int `json:"page,omitempty" jsonschema:"page number from 1 (default 1)"`
-	PerPage int `json:"perPage,omitempty" jsonschema:"items per page, 1 to 100 (default 50)"`
+	// Pointers, so that a page or perPage of 0 is refused (as on REST), not taken as absent.
+	Page    *int `json:"page,omitempty" jsonschema:"page number from 1 (default 1)"`
+	PerPage *int `json:"perPage,omitempty" jsonschema:"items per page, 1 to 100 (default 50)"`
 }
 
 func (p PageIn) page() (store.Page, error) {
-	pg := store.Page{Page: p.Page, PerPage: p.PerPage}
-	if pg.Page == 0 {
-		pg.Page = 1
+	pg := store.Page{Page: 1, PerPage: 50}
+	if p.Page != nil {
+		pg.Page = *p.Page
 	}
-	if pg.PerPage == 0 {
-		pg.PerPage = 50
+	if p.PerPage != nil {
+		pg.PerPage = *p.PerPage
 	}
 	if pg.Page < 1 {
 		return pg, apierr.Field("page", "page must be a whole number from 1")
@@ -90,6 +91,7 @@ func worldOut(w store.World, role string) World {
 type Worlds struct {
 	Items      []World `json:"items"`
 	TotalItems int     `json:"totalItems"`
+	HasMore    bool    `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // WorldIn names a world.
@@ -120,6 +122,7 @@ func documentOut(d store.Document) Document {
 type Documents struct {
 	Items      []Document `json:"items"`
 	TotalItems int        `json:"totalItems"`
+	HasMore    bool       `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // ListDocumentsIn filters a document list.
@@ -141,15 +144,6 @@ type DocumentIn struct {
 type DocumentPageIn struct {
 	DocumentIn
 	PageIn
-}
-
-// DocumentWithContent is a document with its current content.
-type DocumentWithContent struct {
-	Document
-	Version int64          `json:"version" jsonschema:"content version in this era; 0 before any write"`
-	Data    map[string]any `json:"data" jsonschema:"the document type's data"`
-	Text    string         `json:"text" jsonschema:"plain-text projection"`
-	Source  string         `json:"source" jsonschema:"live, stored or empty"`
 }
 
 // OpsResult is what an accepted apply_content_ops call did.
@@ -221,10 +215,10 @@ type CreateDocumentIn struct {
 
 // ApplyOpsIn applies content operations.
 type ApplyOpsIn struct {
-	WorldID    string           `json:"worldId"`
-	DocumentID string           `json:"documentId"`
-	Era        string           `json:"era,omitempty" jsonschema:"apply in this era; empty for the main line"`
-	Ops        []map[string]any `json:"ops" jsonschema:"operations applied in order, all or none; each has \"op\" (e.g. timeline.addEvent) and its parameters"`
+	WorldID    string            `json:"worldId"`
+	DocumentID string            `json:"documentId"`
+	Era        string            `json:"era,omitempty" jsonschema:"apply in this era; empty for the main line"`
+	Ops        []json.RawMessage `json:"ops" jsonschema:"operations applied in order, all or none; each has \"op\" (e.g. timeline.addEvent) and its parameters"`
 }
 
 // SearchIn is a search query.
@@ -240,6 +234,7 @@ type SearchIn struct {
 type SearchOut struct {
 	Items      []search.Hit `json:"items"`
 	TotalItems int          `json:"totalItems"`
+	HasMore    bool         `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // Era is an era of a world.
@@ -253,6 +248,7 @@ type Era struct {
 type Eras struct {
 	Items      []Era `json:"items"`
 	TotalItems int   `json:"totalItems"`
+	HasMore    bool  `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // CreateEraIn forks an era.
@@ -273,6 +269,7 @@ type Project struct {
 type Projects struct {
 	Items      []Project `json:"items"`
 	TotalItems int       `json:"totalItems"`
+	HasMore    bool      `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // CreateProjectIn creates a project.
@@ -336,7 +333,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if err != nil {
 				return nil, nil, fail(err)
 			}
-			out := &Worlds{Items: []World{}, TotalItems: total}
+			out := &Worlds{Items: []World{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
 			for _, w := range ws {
 				out.Items = append(out.Items, worldOut(w.World, w.Role))
 			}
@@ -367,28 +364,18 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if err != nil {
 				return nil, nil, fail(err)
 			}
-			out := &Documents{Items: []Document{}, TotalItems: total}
+			out := &Documents{Items: []Document{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
 			for _, d := range ds {
 				out.Items = append(out.Items, documentOut(d))
 			}
 			return nil, out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "get_document", Title: "Read a document", Annotations: reads(), Description: "One document with its current content (data, plain text, version). A viewer of the world gets a card without its secret sections; owners, admins and editors see them, marked secret. Needs the world on Pro or Studio."},
-		func(ctx context.Context, req *sdk.CallToolRequest, in DocumentIn) (*sdk.CallToolResult, *DocumentWithContent, error) {
-			d, role, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.ReadContent)
-			if err != nil {
-				return nil, nil, err
-			}
-			c, err := s.Store.Content(d, in.Era)
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			if !store.CanEdit(role) {
-				c = c.Public(d) // viewers never see secret sections
-			}
-			return nil, &DocumentWithContent{Document: documentOut(d), Version: c.Version, Data: objects(c.Data)[0], Text: c.Text, Source: c.Source}, nil
-		})
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_document", Title: "Read a document", Annotations: reads(),
+		Description: "One document with its content, in the structured result (the text result is one line about it). By default the content is data, as the type stores it; fields [\"text\"] (or [\"data\",\"text\"]) adds its plain-text projection. " +
+			"For a large document ask for a part: section (a card's section by id) or eventsPage/eventsPerPage (a page of a timeline's events); size is the whole content's size in bytes. " +
+			"A viewer of the world gets a card without its secret sections; owners, admins and editors see them, marked secret. Needs the world on Pro or Studio."},
+		s.getDocument)
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "get_links", Title: "Links and backlinks", Annotations: reads(), Description: "A document's links in an era: outgoing, the documents its text links to with [[…]] (status ok, broken when the target was deleted or is not in the era, unresolved when written by a name no single document has), " +
 		"and incoming, the documents that link to it; each with the sentence around the link. The page selects a page of both lists. Links only secret sections hold are shown to owners, admins and editors only. " +
@@ -442,33 +429,27 @@ func (s *Server) addTools(srv *sdk.Server) {
 			return nil, &out, nil
 		})
 
-	sdk.AddTool(srv, &sdk.Tool{Name: "apply_content_ops", Title: "Change a document's content", Annotations: changes(),
+	// apply_content_ops publishes every op's own schema (ops.items is a oneOf keyed by "op")
+	// but checks its arguments itself: the ops decoder names the bad value
+	// (ops[0].clips[0].id) where a oneOf validator could only say that no branch matched, and
+	// reads numbers exactly (a date beyond 2^53 ms survives).
+	srv.AddTool(&sdk.Tool{Name: "apply_content_ops", Title: "Change a document's content", Annotations: changes(),
 		Description: "Change a document's content with typed operations, applied in order, all or none; every accepted call is one new version that people watching see at once. " +
 			"An operation the document's type does not support fails with unsupported_operation and the list of supported ones; a document whose tool was uninstalled fails with tool_not_installed. Needs the world on Pro or Studio; editors only. " +
-			"A world may have more types than the built-in ones below, added by its installed tools: call list_types for their operations and parameters. Built-in operations by document type:" + opsCatalogue()},
-		func(ctx context.Context, req *sdk.CallToolRequest, in ApplyOpsIn) (*sdk.CallToolResult, *OpsResult, error) {
-			d, _, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.EditContent)
+			"A world may have more types than the built-in ones below, added by its installed tools: call list_types for their operations and parameters. Built-in operations by document type:" + opsCatalogue(),
+		InputSchema: applyOpsSchema(), OutputSchema: outputSchema[OpsResult]()},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			out, err := s.applyOps(req)
 			if err != nil {
-				return nil, nil, err
+				var res sdk.CallToolResult
+				res.SetError(fail(err))
+				return &res, nil
 			}
-			if len(in.Ops) == 0 {
-				return nil, nil, fail(apierr.Field("ops", "\"ops\" must hold at least one operation"))
-			}
-			if len(in.Ops) > 500 {
-				return nil, nil, fail(apierr.New(413, "too_many_ops", "at most 500 operations per call").With("limit", 500))
-			}
-			raw := make([]json.RawMessage, len(in.Ops))
-			for i, op := range in.Ops {
-				if raw[i], err = json.Marshal(op); err != nil {
-					return nil, nil, fail(apierr.Field("ops", "operation %d is not valid JSON", i))
-				}
-			}
-			p, _ := principal(req)
-			res, err := s.Store.ApplyOps(store.WriteRequest{Document: d, EraID: in.Era, Ops: raw, Actor: p.Actor()})
+			text, err := json.Marshal(out)
 			if err != nil {
-				return nil, nil, fail(err)
+				return nil, err
 			}
-			return nil, &OpsResult{DocumentType: res.DocumentType, Applied: res.Applied, Created: res.Created, Version: res.Version, Ops: objects(res.Ops...)}, nil
+			return &sdk.CallToolResult{StructuredContent: out, Content: []sdk.Content{&sdk.TextContent{Text: string(text)}}}, nil
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "search", Title: "Search a world", Annotations: reads(), Description: "Full-text search over the names and content of one world's documents, best first, with highlighted snippets. The text of secret card sections is searched, and shown, only for the world's owners, admins and editors. Needs the world on Pro or Studio. While the search index is rebuilt after a failure, it fails with search_rebuilding: retry after retryAfter seconds."},
@@ -491,7 +472,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if res.Hits == nil {
 				res.Hits = []search.Hit{}
 			}
-			return nil, &SearchOut{Items: res.Hits, TotalItems: res.Total}, nil
+			return nil, &SearchOut{Items: res.Hits, TotalItems: res.Total, HasMore: pg.Page*pg.PerPage < res.Total}, nil
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "list_eras", Title: "List eras", Annotations: reads(), Description: "The eras (versions) of a world."},
@@ -508,7 +489,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if err != nil {
 				return nil, nil, fail(err)
 			}
-			out := &Eras{Items: []Era{}, TotalItems: total}
+			out := &Eras{Items: []Era{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
 			for _, e := range es {
 				out.Items = append(out.Items, Era{ID: e.ID, Name: e.Name, ParentID: e.ParentID})
 			}
@@ -542,7 +523,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 			if err != nil {
 				return nil, nil, fail(err)
 			}
-			out := &Projects{Items: []Project{}, TotalItems: total}
+			out := &Projects{Items: []Project{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
 			for _, p := range ps {
 				out.Items = append(out.Items, Project{ID: p.ID, Kind: p.Kind, Name: p.Name})
 			}

@@ -1,7 +1,9 @@
 package mcp_test
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -24,7 +26,8 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 		t.Skip("TypeScript client not installed: run `npm ci` in app/mcp/testdata/tsclient")
 	}
-	s := apptest.Start(t)
+	dir2 := t.TempDir()
+	s := apptest.StartIn(t, dir2)
 	ann := s.NewUser("Ann")
 	w := s.World(ann, "Eldoria")
 	tl := s.Document(ann, w, "History", "timeline")
@@ -38,11 +41,29 @@ func TestTypeScriptClient(t *testing.T) {
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LW_URL="+s.URL, "LW_COOKIE="+strings.Join(cookies, "; "), "LW_WORLD="+w, "LW_DOCUMENT="+tl)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node client: %v\n%s", err, out)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	// The client says when to restart the server; it is told when it is back.
+	var out strings.Builder
+	scanner := bufio.NewScanner(stdout)
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		out.WriteString(scanner.Text() + "\n")
+		if scanner.Text() == "RESTART" {
+			s.Stop()
+			s = apptest.StartIn(t, dir2, apptest.WithBaseURL(s.URL))
+			io.WriteString(stdin, "go\n")
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("node client: %v\n%s%s", err, out.String(), stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	var got struct {
 		Tools   []string
 		IsError bool
@@ -50,19 +71,26 @@ func TestTypeScriptClient(t *testing.T) {
 			Version int
 			Created []struct{ Label string }
 		}
-		Whoami      struct{ ID, Credential string }
-		TokenPrefix string
+		Whoami       struct{ ID, Credential string }
+		TokenPrefix  string
+		AfterRestart struct {
+			IsError bool
+			Result  struct{ Version int }
+		}
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
-		t.Fatalf("node output: %v\n%s", err, out)
+		t.Fatalf("node output: %v\n%s", err, out.String())
 	}
-	if len(got.Tools) != 14 || got.IsError || got.Result.Version != 1 || got.Result.Created[0].Label != "Written from TypeScript" ||
+	if strings.Join(got.Tools, " ") != allTools || got.IsError || got.Result.Version != 1 || got.Result.Created[0].Label != "Written from TypeScript" ||
 		got.Whoami.ID != ann.ID || got.Whoami.Credential != "oauth" || got.TokenPrefix != "lw_at_" {
-		t.Fatalf("round trip: %+v\n%s", got, out)
+		t.Fatalf("round trip: %+v\n%s", got, out.String())
+	}
+	if got.AfterRestart.IsError || got.AfterRestart.Result.Version != 2 {
+		t.Fatalf("after the restart: %+v\n%s", got.AfterRestart, out.String())
 	}
 	var read struct{ Content struct{ Text string } }
 	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w+"/documents/"+tl), 200).JSON(t, &read)
-	if read.Content.Text != "History Written from TypeScript" {
+	if read.Content.Text != "History Written from TypeScript After the restart" {
 		t.Fatalf("rest read %+v", read)
 	}
 }

@@ -76,11 +76,11 @@ func (c *metaCache) forget(rows []OutboxRow) {
 	c.gen++
 	for _, r := range rows {
 		switch r.Kind {
-		case "world.plan", "world.updated", "world.deleted":
+		case "world.plan", "world.updated", "world.deleted", "world.restored", "world.purged":
 			delete(c.worlds, r.World)
 		case "member.added", "member.removed", "member.role":
 			delete(c.roles, [2]string{r.World, r.Subject})
-		case "document.renamed", "document.moved", "document.deleted":
+		case "document.renamed", "document.moved", "document.deleted", "document.purged":
 			delete(c.docs, r.Document)
 		}
 	}

@@ -67,14 +67,8 @@ func (s *Store) CreateDocument(worldID, eraID, name, docType, parentID string, a
 	if _, err := s.EraChain(worldID, eraID); err != nil {
 		return Document{}, err
 	}
-	types, err := s.DocumentTypes(worldID)
-	if err != nil {
+	if err := s.checkDocumentType(worldID, docType); err != nil {
 		return Document{}, err
-	}
-	if !slices.Contains(types, docType) {
-		return Document{}, apierr.New(http.StatusUnprocessableEntity, "unsupported_document_type",
-			"%q is not a document type of this world; allowed: %s", docType, strings.Join(types, ", ")).
-			With("field", "documentType").With("allowed", types)
 	}
 	if parentID != "" {
 		if err := s.checkFolder(worldID, parentID, eraID); err != nil {
@@ -165,6 +159,13 @@ func (s *Store) Documents(worldID string, f DocumentFilter, p Page) ([]Document,
 	total, err := countDocuments(s.app.DB(), worldID, chain, f)
 	if err != nil {
 		return nil, 0, err
+	}
+	if total == 0 && f.DocumentType != "" {
+		// A type the world does not know is a mistake to say, not an empty list; a type
+		// whose tool was uninstalled still lists its documents (there are some, so total > 0).
+		if err := s.checkDocumentType(worldID, f.DocumentType); err != nil {
+			return nil, 0, err
+		}
 	}
 	where, params := documentsWhere(worldID, chain, f)
 	params["limit"] = p.PerPage
@@ -354,4 +355,19 @@ func (s *Store) AllDocuments(after Document, limit int) ([]Document, error) {
 		out = append(out, next...)
 	}
 	return out, nil
+}
+
+// checkDocumentType refuses a type that is neither built in nor added by a tool installed in
+// the world, naming the ones it has.
+func (s *Store) checkDocumentType(worldID, docType string) error {
+	types, err := s.DocumentTypes(worldID)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(types, docType) {
+		return apierr.New(http.StatusUnprocessableEntity, "unsupported_document_type",
+			"%q is not a document type of this world; allowed: %s", docType, strings.Join(types, ", ")).
+			With("field", "documentType").With("allowed", types)
+	}
+	return nil
 }

@@ -202,7 +202,8 @@ func (s *Store) historyStart(d Document, chain []string, current int64) (int64, 
 type HistoryEntry struct {
 	Version int64
 	ActorID string
-	// ActorName is the name of the user who made it ("" if the user has none or is gone).
+	// ActorName is the name of the user who made it ("" if the user has none, DeletedAccount
+	// if the account is gone).
 	ActorName string
 	Created   string
 	// Summary says what the version changed, in words (ops.Summarize).
@@ -305,8 +306,12 @@ func (s *Store) nameActors(items []HistoryEntry) error {
 	return nil
 }
 
-// UserNames returns the display names of users by id (a user without one, or gone, is
-// missing).
+// DeletedAccount is the name history shows for a user whose account was deleted: the ops
+// they made keep their id.
+const DeletedAccount = "Deleted account"
+
+// UserNames returns the display names of users by id: a user without one is missing, a user
+// whose account is gone is DeletedAccount.
 func (s *Store) UserNames(ids []string) (map[string]string, error) {
 	names := make(map[string]string, len(ids))
 	if len(ids) == 0 {
@@ -320,8 +325,16 @@ func (s *Store) UserNames(ids []string) (map[string]string, error) {
 	if err := s.app.DB().NewQuery("SELECT id, name FROM users WHERE id IN (" + in + ")").Bind(params).All(&rows); err != nil {
 		return nil, fmt.Errorf("store: user names: %w", err)
 	}
+	for _, id := range ids {
+		names[id] = DeletedAccount
+	}
 	for _, r := range rows {
 		names[r.ID] = r.Name
+	}
+	for id, n := range names {
+		if n == "" {
+			delete(names, id)
+		}
 	}
 	return names, nil
 }

@@ -17,8 +17,8 @@ type OutboxRow struct {
 	Document string `db:"document"`
 	Era      string `db:"era"`
 	// Subject is kind-specific: the key id (key.revoked), the access token id (oauth.revoked),
-	// the hash of the session token (session.ended), the user id (member.*), the plan
-	// (world.plan), the project id (project.created), the tool's name (tool.*), the deleted document's metadata as
+	// the hash of the session token (session.ended), the user id (member.*, sessions.ended), the plan
+	// (world.plan), the project id (project.*), the era's name and parent as JSON (era.renamed, era.deleted; read it with RecordedEra), the tool's name (tool.*), the deleted document's metadata as
 	// JSON (document.deleted; read it with DeletedDocument).
 	Subject string `db:"subject"`
 	Created string `db:"created"`
@@ -29,8 +29,10 @@ type OutboxRow struct {
 // worldEventKinds are the changes a world's event stream relays.
 var worldEventKinds = map[string]bool{
 	"document.created": true, "document.renamed": true, "document.moved": true, "document.deleted": true,
-	"era.created": true, "project.created": true, "member.added": true, "member.removed": true,
+	"era.created": true, "project.created": true, "member.added": true, "member.removed": true, "member.role": true,
 	"tool.installed": true, "tool.uninstalled": true,
+	"world.updated": true, "world.deleted": true, "era.renamed": true, "era.deleted": true,
+	"project.updated": true, "project.deleted": true,
 }
 
 // IsWorldEvent reports whether a change of this kind is relayed on its world's event stream.

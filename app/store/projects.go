@@ -218,6 +218,7 @@ func (s *Store) UpdateProject(p Project, c ProjectChange) (Project, error) {
 		p.Config = cfg
 	}
 	p.Updated = now()
+	var seq int64
 	err := s.app.RunInTransaction(func(tx core.App) error {
 		res, err := tx.DB().NewQuery("UPDATE projects SET name = {:name}, config = {:config}, updated = {:t} WHERE id = {:id} AND world = {:w}").
 			Bind(dbx.Params{"name": p.Name, "config": p.Config, "t": p.Updated, "id": p.ID, "w": p.WorldID}).Execute()
@@ -227,7 +228,7 @@ func (s *Store) UpdateProject(p Project, c ProjectChange) (Project, error) {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return apierr.ErrNotFound
 		}
-		_, err = WriteOutbox(tx.DB(), "project.updated", p.WorldID, "", "", p.ID)
+		seq, err = WriteOutbox(tx.DB(), "project.updated", p.WorldID, "", "", p.ID)
 		return err
 	})
 	if err != nil {
@@ -236,11 +237,13 @@ func (s *Store) UpdateProject(p Project, c ProjectChange) (Project, error) {
 		}
 		return Project{}, fmt.Errorf("store: update project: %w", err)
 	}
+	s.publish(Change{Seq: seq, Kind: "project.updated", WorldID: p.WorldID})
 	return p, nil
 }
 
 // DeleteProject deletes a project; a wiki's address then answers 404.
 func (s *Store) DeleteProject(p Project) error {
+	var seq int64
 	err := s.app.RunInTransaction(func(tx core.App) error {
 		res, err := tx.DB().NewQuery("DELETE FROM projects WHERE id = {:id} AND world = {:w}").
 			Bind(dbx.Params{"id": p.ID, "w": p.WorldID}).Execute()
@@ -250,7 +253,7 @@ func (s *Store) DeleteProject(p Project) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return apierr.ErrNotFound
 		}
-		_, err = WriteOutbox(tx.DB(), "project.deleted", p.WorldID, "", "", p.ID)
+		seq, err = WriteOutbox(tx.DB(), "project.deleted", p.WorldID, "", "", p.ID)
 		return err
 	})
 	if err != nil {
@@ -259,6 +262,7 @@ func (s *Store) DeleteProject(p Project) error {
 		}
 		return fmt.Errorf("store: delete project: %w", err)
 	}
+	s.publish(Change{Seq: seq, Kind: "project.deleted", WorldID: p.WorldID})
 	return nil
 }
 

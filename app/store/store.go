@@ -59,7 +59,7 @@ func New(app core.App) *Store {
 // seen by this one.
 const OutboxPoll = 250 * time.Millisecond
 
-// Start starts the committer, the outbox follower and the outbox's pruning.
+// Start starts the committer, the outbox follower, the outbox's pruning and the trash's purge.
 func (s *Store) Start() error {
 	commits, err := newCommitter(s.app)
 	if err != nil {
@@ -73,14 +73,18 @@ func (s *Store) Start() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
 	log := s.app.Logger()
-	pruned := make(chan struct{})
+	pruned, purged := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(pruned)
 		background.Loop(ctx, log, "outbox pruning", s.pruneOutbox)
 	}()
 	go func() {
+		defer close(purged)
+		background.Loop(ctx, log, "trash purge", s.purgeTrash)
+	}()
+	go func() {
 		defer close(s.done)
-		defer func() { <-pruned }()
+		defer func() { <-pruned; <-purged }()
 		// Content writes reach their watchers through OnChange; the followers of the outbox
 		// (caches, access checks, world streams) need waking only for the other changes.
 		notContent := func(c Change) bool { return c.Kind != "document.content" }
@@ -102,7 +106,7 @@ func (s *Store) Start() error {
 	return nil
 }
 
-// Stop stops the outbox follower and pruning, then drains and stops the committer; later writes fail.
+// Stop stops the outbox follower, pruning and purge, then drains and stops the committer; later writes fail.
 func (s *Store) Stop() {
 	if s.cancel != nil {
 		s.cancel()

@@ -35,6 +35,9 @@ type World struct {
 	OwnerID string `db:"owner"`
 	Created string `db:"created"`
 	Updated string `db:"updated"`
+	// Deleted is when the owner moved the world to the trash; "" while it is in use. Only
+	// the trash (TrashedWorlds) sees a world with one: World, WorldBySlug and WorldsOf do not.
+	Deleted string `db:"deleted"`
 }
 
 // MemberWorld is a world as one of its members sees it.
@@ -140,16 +143,16 @@ func insertMember(db dbx.Builder, worldID, userID, role string) error {
 	return err
 }
 
-const worldCols = "w.id, w.slug, w.name, w.genre, w.theme, w.plan, w.owner, w.created, w.updated"
+const worldCols = "w.id, w.slug, w.name, w.genre, w.theme, w.plan, w.owner, w.created, w.updated, w.deleted"
 
-// World returns one world by id.
+// World returns one world by id; a world in the trash is not found.
 func (s *Store) World(id string) (World, error) {
 	if w, ok := s.cache.world(id); ok {
 		return w, nil
 	}
 	gen := s.cache.generation()
 	var w World
-	err := s.app.DB().NewQuery("SELECT " + worldCols + " FROM worlds w WHERE w.id = {:id}").Bind(dbx.Params{"id": id}).One(&w)
+	err := s.app.DB().NewQuery("SELECT " + worldCols + " FROM worlds w WHERE w.id = {:id} AND w.deleted = ''").Bind(dbx.Params{"id": id}).One(&w)
 	if err != nil {
 		return w, notFound(err)
 	}
@@ -157,21 +160,22 @@ func (s *Store) World(id string) (World, error) {
 	return w, nil
 }
 
-// WorldBySlug returns one world by slug.
+// WorldBySlug returns one world by slug; a world in the trash is not found.
 func (s *Store) WorldBySlug(slug string) (World, error) {
 	var w World
-	err := s.app.DB().NewQuery("SELECT " + worldCols + " FROM worlds w WHERE w.slug = {:slug}").Bind(dbx.Params{"slug": slug}).One(&w)
+	err := s.app.DB().NewQuery("SELECT " + worldCols + " FROM worlds w WHERE w.slug = {:slug} AND w.deleted = ''").Bind(dbx.Params{"slug": slug}).One(&w)
 	return w, notFound(err)
 }
 
-// WorldsOf lists the worlds userID is a member of, oldest first, with the user's role.
+// WorldsOf lists the worlds userID is a member of, oldest first, with the user's role; worlds
+// in the trash are left out.
 func (s *Store) WorldsOf(userID string, p Page) ([]MemberWorld, int, error) {
 	var total int
-	if err := s.app.DB().NewQuery("SELECT COUNT(*) FROM world_members WHERE user = {:u}").Bind(dbx.Params{"u": userID}).Row(&total); err != nil {
+	if err := s.app.DB().NewQuery("SELECT COUNT(*) FROM world_members m JOIN worlds w ON w.id = m.world WHERE m.user = {:u} AND w.deleted = ''").Bind(dbx.Params{"u": userID}).Row(&total); err != nil {
 		return nil, 0, fmt.Errorf("store: count worlds: %w", err)
 	}
 	items := []MemberWorld{}
-	err := s.app.DB().NewQuery("SELECT " + worldCols + ", m.role FROM world_members m JOIN worlds w ON w.id = m.world WHERE m.user = {:u} ORDER BY w.created, w.rowid LIMIT {:limit} OFFSET {:offset}").
+	err := s.app.DB().NewQuery("SELECT " + worldCols + ", m.role FROM world_members m JOIN worlds w ON w.id = m.world WHERE m.user = {:u} AND w.deleted = '' ORDER BY w.created, w.rowid LIMIT {:limit} OFFSET {:offset}").
 		Bind(dbx.Params{"u": userID, "limit": p.PerPage, "offset": p.offset()}).All(&items)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list worlds: %w", err)

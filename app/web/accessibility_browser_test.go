@@ -130,6 +130,7 @@ func TestBrowserAccessibility(t *testing.T) {
 			documents := []check{
 				{base, `#documents`},
 				{base + "/search?q=tide", `main h1`},
+				{base + "/members", `[data-testid="members"]`},
 				{base + "/d/" + folder, `main h1`},
 				{base + "/d/" + tl, `[data-testid="timeline"]`},
 				{base + "/d/" + m, `main h1`},

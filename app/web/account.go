@@ -44,6 +44,9 @@ func (w *Web) signup(e *core.RequestEvent) error {
 		f.Error = apierr.From(err).Message
 		return render(e, http.StatusUnprocessableEntity, views.SignupPage(page(e, "Create account"), f))
 	}
+	if err := w.verifyByMail(u); err != nil {
+		return err
+	}
 	if err := w.startSession(e, u); err != nil {
 		return err
 	}
@@ -55,7 +58,8 @@ func (w *Web) loginForm(e *core.RequestEvent) error {
 	if user(e) != nil {
 		return e.Redirect(http.StatusSeeOther, next)
 	}
-	return render(e, http.StatusOK, views.LoginPage(page(e, "Sign in"), views.AuthForm{Next: next}))
+	f := views.AuthForm{Next: next, Notice: loginNotices[e.Request.URL.Query().Get("notice")]}
+	return render(e, http.StatusOK, views.LoginPage(page(e, "Sign in"), f))
 }
 
 func (w *Web) login(e *core.RequestEvent) error {
@@ -98,9 +102,14 @@ func (w *Web) logout(e *core.RequestEvent) error {
 			return err
 		}
 	}
+	w.clearSessionCookie(e)
+	return e.Redirect(http.StatusSeeOther, "/login")
+}
+
+// clearSessionCookie makes the browser forget its session cookie.
+func (w *Web) clearSessionCookie(e *core.RequestEvent) {
 	http.SetCookie(e.Response, &http.Cookie{Name: auth.SessionCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: w.secure(e.Request)})
-	return e.Redirect(http.StatusSeeOther, "/login")
 }
 
 // apiKeys lists the user's keys. It is also where the key forms redirect to: after creating

@@ -26,6 +26,7 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	// So do its anonymous requests that send mail (password reset, verification, OTP).
 	w.mailRequests = newSignInLimits(w.Config)
 	r.BindFunc(w.limitMailRequests)
+	w.useBaseURLInMails()
 
 	// A signed-out session's token opens nothing on PocketBase's own API either.
 	r.Bind(&hook.Handler[*core.RequestEvent]{Id: "lwEndedSessions", Priority: apis.DefaultLoadAuthTokenMiddlewarePriority + 1, Func: dropEndedSession})
@@ -79,9 +80,49 @@ func (w *Web) Register(r *router.Router[*core.RequestEvent]) {
 	g.GET("/w/{slug}/projects/{id}", w.projectSettings)
 	g.POST("/w/{slug}/projects/{id}", w.saveProject)
 	g.POST("/w/{slug}/projects/{id}/delete", w.deleteProject)
+	// World settings (owner and admins): name and genre, eras; the owner deletes the world
+	// to the trash, restored from the worlds page.
+	g.GET("/w/{slug}/settings", w.worldSettings)
+	g.POST("/w/{slug}/settings", w.saveWorldSettings)
+	g.POST("/w/{slug}/settings/eras/{id}", w.renameEra)
+	g.POST("/w/{slug}/settings/eras/{id}/delete", w.deleteEra)
+	g.POST("/w/{slug}/settings/delete", w.deleteWorld)
+	g.POST("/trash/{id}/restore", w.restoreWorld)
+	// Members (members.go): anyone reads the list and may leave; managers invite, change
+	// roles, remove and revoke; the owner passes ownership on. Invitations are answered from
+	// the worlds page.
+	g.GET("/w/{slug}/members", w.membersPage)
+	g.POST("/w/{slug}/members", w.inviteMember)
+	g.POST("/w/{slug}/members/transfer", w.transferOwnership)
+	g.POST("/w/{slug}/members/{userId}/role", w.changeMemberRole)
+	g.POST("/w/{slug}/members/{userId}/remove", w.removeMember)
+	g.POST("/w/{slug}/invitations/{id}/revoke", w.revokeInvitation)
+	g.POST("/invitations/{id}/accept", w.answerInvitation(true))
+	g.POST("/invitations/{id}/decline", w.answerInvitation(false))
+	// A world's webhooks (owner or admin; webhooks.go).
+	g.GET("/w/{slug}/webhooks", w.webhooksPage)
+	g.POST("/w/{slug}/webhooks", w.createWebhook)
+	g.POST("/w/{slug}/webhooks/{id}", w.saveWebhook)
+	g.POST("/w/{slug}/webhooks/{id}/enabled", w.setWebhookEnabled)
+	g.POST("/w/{slug}/webhooks/{id}/rotate", w.rotateWebhookSecret)
+	g.POST("/w/{slug}/webhooks/{id}/test", w.testWebhook)
+	g.POST("/w/{slug}/webhooks/{id}/delete", w.deleteWebhook)
 	g.GET("/settings/api-keys", w.apiKeys)
 	g.POST("/settings/api-keys", w.createAPIKey)
 	g.POST("/settings/api-keys/{id}/revoke", w.revokeAPIKey)
+	// The account: name, email, password, deleting it (account_settings.go); the links of
+	// its mails, and a forgotten password (password_reset.go).
+	g.GET("/settings/account", w.accountPage)
+	g.POST("/settings/account/name", w.saveAccountName)
+	g.POST("/settings/account/email", w.changeEmail)
+	g.POST("/settings/account/password", w.changePassword)
+	g.POST("/settings/account/delete", w.deleteAccount)
+	g.GET("/confirm-email", w.confirmEmailForm)
+	g.POST("/confirm-email", w.confirmEmail)
+	g.GET("/forgot-password", w.forgotPasswordForm)
+	g.POST("/forgot-password", w.forgotPassword)
+	g.GET("/reset-password", w.resetPasswordForm)
+	g.POST("/reset-password", w.resetPassword)
 	g.GET("/settings/apps", w.appsPage)
 	g.POST("/settings/apps/{clientId}/revoke", w.revokeApp)
 	g.GET("/oauth/authorize", w.authorizeForm)

@@ -24,6 +24,7 @@ import (
 	"github.com/loreweave/loreweave/app/ratelimit"
 	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/app/webhooks"
 	"github.com/loreweave/loreweave/views"
 )
 
@@ -40,6 +41,8 @@ type Web struct {
 	Search search.Searcher
 	// Live relays the editor's cursors to a document's watchers.
 	Live *live.Hub
+	// Webhooks registers and tests the world's webhooks (webhooks.go).
+	Webhooks *webhooks.Service
 
 	crossOrigin *http.CrossOriginProtection
 	// wikiPages keeps rendered wiki pages by ETag (wiki.go).

@@ -32,7 +32,20 @@ func (w *Web) renderWorlds(e *core.RequestEvent, u *core.Record, status int, f v
 	for i, x := range ws {
 		items[i] = views.WorldItem{Slug: x.Slug, Name: x.Name, Genre: x.Genre, Plan: x.Plan, Role: x.Role}
 	}
-	return render(e, status, views.WorldsPage(page(e, "Your worlds"), items, f))
+	trash, err := w.trashItems(u.Id)
+	if err != nil {
+		return err
+	}
+	switch e.Request.URL.Query().Get("done") {
+	case "trashed":
+		f.Notice = "The world was moved to the trash. You can restore it below for 30 days."
+	}
+	invitations, invitationsErr, err := w.myInvitations(u)
+	if err != nil {
+		return err
+	}
+	p := page(e, "Your worlds")
+	return render(e, status, views.WorldsPage(p, items, f, views.PendingInvitations(p.CSRF, invitations, invitationsErr), trash))
 }
 
 func (w *Web) createWorld(e *core.RequestEvent) error {

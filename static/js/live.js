@@ -264,6 +264,65 @@
       toggleEmpty();
     }
 
+    // worldUpdated shows the world's new name (heading and tab title), genre and theme.
+    function worldUpdated(w) {
+      if (!w) return;
+      var h = document.querySelector("[data-testid=world-name]");
+      if (h && w.name && h.textContent !== w.name) {
+        var was = h.textContent;
+        h.textContent = w.name;
+        if (document.title.indexOf(was) === 0) document.title = w.name + document.title.slice(was.length);
+      }
+      var genre = document.querySelector("[data-world-genre]");
+      if (genre) {
+        genre.textContent = w.genre ? w.genre + " · " : "";
+        genre.hidden = !w.genre;
+      }
+      if (w.theme) document.documentElement.dataset.theme = w.theme;
+    }
+
+    // eraRenamed and eraDeleted keep the era list (and the era badge) in step.
+    function eraRenamed(e) {
+      var li = eras && e && e.id ? byDataID(eras, e.id) : null;
+      var a = li && li.querySelector("a");
+      if (a) a.textContent = e.name || "";
+      var badge = document.querySelector("[data-testid=current-era]");
+      if (badge && e && e.id === era) badge.textContent = "era: " + (e.name || "");
+    }
+
+    function eraDeleted(e) {
+      var li = eras && e && e.id ? byDataID(eras, e.id) : null;
+      if (li) li.remove();
+      if (e && chain.indexOf(e.id) >= 0 && e.id !== "") {
+        stopAll();
+        setStatus("Not live: this era was deleted");
+      }
+    }
+
+    // projectUpdated renames a project in the list; projectDeleted takes it away.
+    function projectUpdated(p) {
+      var li = projects && p && p.id ? byDataID(projects, p.id) : null;
+      if (!li || !p.name) return;
+      var open = li.querySelector("[data-testid=project-open]");
+      if (open) open.textContent = p.name;
+      else if (li.firstChild && li.firstChild.nodeType === Node.TEXT_NODE) li.firstChild.nodeValue = p.name;
+      var settings = li.querySelector("[data-testid=project-settings]");
+      if (settings) settings.setAttribute("aria-label", "Settings of " + p.name);
+    }
+
+    function projectDeleted(p) {
+      var li = projects && p && p.id ? byDataID(projects, p.id) : null;
+      if (li) li.remove();
+      toggleEmpty();
+    }
+
+    // worldDeleted: the owner moved the world to the trash; its stream has ended.
+    function worldDeleted() {
+      stopAll();
+      root.dataset.deleted = "";
+      setStatus("Not live: this world was deleted");
+    }
+
     // reload re-reads the lists from the server, when the stream says too much was missed.
     function reload() {
       fetch(window.location.href, { credentials: "same-origin", cache: "no-store" })
@@ -289,6 +348,12 @@
       "document.deleted": function (ev) { deleted(ev.document); },
       "era.created": function (ev) { addEra(ev.era); },
       "project.created": function (ev) { addProject(ev.project); },
+      "world.updated": function (ev) { worldUpdated(ev.world); },
+      "world.deleted": worldDeleted,
+      "era.renamed": function (ev) { eraRenamed(ev.era); },
+      "era.deleted": function (ev) { eraDeleted(ev.era); },
+      "project.updated": function (ev) { projectUpdated(ev.project); },
+      "project.deleted": function (ev) { projectDeleted(ev.project); },
       "reset": reload,
     });
   }
@@ -580,6 +645,9 @@
       metadata: refresh,
       backlinks: refreshBacklinks,
       deleted: deleted,
+      // The world went to the trash, or the era shown was deleted: the stream has ended.
+      "world.deleted": deleted,
+      "era.deleted": deleted,
     }, function () {
       refresh();
       refreshBacklinks(); // what is not replayed may have been missed

@@ -1,6 +1,7 @@
 // A headless MCP round trip with the official TypeScript SDK client: discovery, dynamic
 // client registration, consent (played with the signed-in user's cookies), token exchange,
-// tools/list and tools/call apply_content_ops. Run by app/mcp's TestTypeScriptClient.
+// tools/list and tools/call apply_content_ops; then, once the test has restarted the server,
+// another call in the same session. Run by app/mcp's TestTypeScriptClient.
 //
 // Env: LW_URL (server base URL), LW_COOKIE (the signed-in browser's cookies), LW_WORLD and
 // LW_DOCUMENT (a timeline to write to). Prints one JSON line with what it saw.
@@ -62,11 +63,23 @@ const result = await mcp.callTool({
   arguments: { worldId: process.env.LW_WORLD, documentId: process.env.LW_DOCUMENT, ops: [{ op: "timeline.addEvent", label: "Written from TypeScript", dateMs: 42 }] },
 });
 const whoami = await mcp.callTool({ name: "whoami", arguments: {} });
-console.log(JSON.stringify({
+const seen = {
   tools: tools.tools.map((t) => t.name).sort(),
   result: result.structuredContent,
   isError: result.isError ?? false,
   whoami: whoami.structuredContent,
   tokenPrefix: tokens?.access_token?.slice(0, 6),
-}));
+};
+
+// The server restarts (the test says when it is back): the same client, the same session,
+// calls again without reconnecting.
+console.log("RESTART");
+await new Promise((resolve) => process.stdin.once("data", resolve));
+const again = await mcp.callTool({
+  name: "apply_content_ops",
+  arguments: { worldId: process.env.LW_WORLD, documentId: process.env.LW_DOCUMENT, ops: [{ op: "timeline.addEvent", label: "After the restart", dateMs: 43 }] },
+});
+seen.afterRestart = { result: again.structuredContent, isError: again.isError ?? false };
+console.log(JSON.stringify(seen));
+process.stdin.destroy();
 await mcp.close();
