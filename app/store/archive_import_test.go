@@ -81,8 +81,8 @@ func TestImportRoundTrip(t *testing.T) {
 	if res.World.ID != r.ID || res.Mode != store.ImportRestore || res.World.OwnerID != owner2.ID || res.World.Plan != "studio" {
 		t.Fatalf("restored %+v", res)
 	}
-	if len(res.MembersAdded) != 2 || len(res.MembersSkipped) != 0 {
-		t.Fatalf("members: added %v, skipped %v", res.MembersAdded, res.MembersSkipped)
+	if len(res.MembersAdded) != 2 || len(res.MembersSkipped) != 0 || len(res.MembersInvited) != 0 {
+		t.Fatalf("members: added %v, invited %v, skipped %v", res.MembersAdded, res.MembersInvited, res.MembersSkipped)
 	}
 	restored, _ := exportOf(t, s2, r.ID)
 	sameFiles(t, a, readArchive(t, restored), nil)
