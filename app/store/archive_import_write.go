@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path"
 	"strings"
 	"time"
 
@@ -300,7 +299,9 @@ func (s *Store) storeAssetFiles(p *importPlan, id func(string) string) (stored [
 	return stored, nil
 }
 
-// removeAssetFiles deletes files storeAssetFiles stored (an import that failed after).
+// removeAssetFiles deletes files storeAssetFiles stored (an import that failed after): those
+// files only, not their folders, which a restore shares with a concurrent restore of the same
+// assets that may have won.
 func (s *Store) removeAssetFiles(stored []storedAsset) {
 	if len(stored) == 0 {
 		return
@@ -315,7 +316,6 @@ func (s *Store) removeAssetFiles(stored []storedAsset) {
 		if err := fsys.Delete(a.key); err != nil {
 			s.app.Logger().Error("store: import: cannot remove an asset file", "key", a.key, "error", err.Error())
 		}
-		_ = fsys.DeletePrefix(path.Dir(a.key) + "/") // the record's folder
 	}
 }
 
