@@ -42,11 +42,6 @@ func ServeArchive(e *core.RequestEvent, st *store.Store, w store.World) error {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	out := &deadlineWriter{w: e.Response, rc: http.NewResponseController(e.Response)}
-	// The server's 5-minute read timeout also ends the request's context mid-response (net/http
-	// reads on in the background to notice a client leaving, and a timeout there cancels the
-	// request): an export of a big world takes longer. A client that leaves still ends it (its
-	// read then fails at once), and one that stops reading runs into the write deadline.
-	_ = out.rc.SetReadDeadline(time.Time{})
 	buf := bufio.NewWriterSize(out, 64<<10)
 	_, err := st.ExportWorld(e.Request.Context(), w.ID, buf, nil)
 	if err == nil {

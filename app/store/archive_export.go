@@ -30,8 +30,8 @@ const exportPage = 500
 // ExportWorld writes the world's archive to w, streaming: it never holds more than one
 // document's files in memory. It reads the world as it is at one moment (one read
 // transaction), so writes during an export do not tear it. progress may be nil. The manifest
-// it returns has no Files (manifest.json in the archive lists them): for a big world that
-// list is most of what an export keeps in memory, so it is kept compact and not copied.
+// it returns has no Files: manifest.json in the archive lists them. What grows with the world
+// (that list and the zip's central directory) waits in temporary files until the end.
 func (s *Store) ExportWorld(ctx context.Context, worldID string, w io.Writer, progress ExportProgress) (ArchiveManifest, error) {
 	reader, ok := s.app.ConcurrentDB().(*dbx.DB)
 	if !ok {
@@ -129,7 +129,7 @@ func newManifestFiles() (*manifestFiles, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = os.Remove(f.Name()) // gone when closed, whatever happens
+	_ = os.Remove(f.Name()) // gone when closed, whatever happens (close removes it where an open file cannot be)
 	return &manifestFiles{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
 }
 
@@ -182,7 +182,10 @@ func (m *manifestFiles) writeManifest(w io.Writer, man ArchiveManifest) error {
 	return err
 }
 
-func (m *manifestFiles) close() { m.f.Close() }
+func (m *manifestFiles) close() {
+	m.f.Close()
+	_ = os.Remove(m.f.Name())
+}
 
 func (x *exporter) query(sql string, params dbx.Params) *dbx.Query {
 	return x.db.NewQuery(sql).Bind(params).WithContext(x.ctx)
@@ -432,11 +435,18 @@ func (x *exporter) documents(w World) error {
 	if x.progress != nil {
 		x.progress(0, total)
 	}
+	// Pages in the order of ids. Through the world's index each page sorts what is left of the
+	// world, which costs a big world's export time in the square of its size; walking the ids'
+	// own index (+d.world keeps the planner off the world's) and skipping other worlds'
+	// documents costs one pass over the server's documents in all.
+	pageQuery := "SELECT " + docCols + " FROM documents d WHERE d.world = {:w} AND d.id > {:after} ORDER BY d.id LIMIT {:limit}"
+	if total > 10*exportPage {
+		pageQuery = strings.Replace(pageQuery, "d.world =", "+d.world =", 1)
+	}
 	done, after := 0, ""
 	for {
 		var page []Document
-		if err := x.query("SELECT "+docCols+" FROM documents d WHERE d.world = {:w} AND d.id > {:after} ORDER BY d.id LIMIT {:limit}",
-			dbx.Params{"w": w.ID, "after": after, "limit": exportPage}).All(&page); err != nil {
+		if err := x.query(pageQuery, dbx.Params{"w": w.ID, "after": after, "limit": exportPage}).All(&page); err != nil {
 			return fmt.Errorf("documents: %w", err)
 		}
 		for _, d := range page {

@@ -7,11 +7,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apptest"
 	"github.com/loreweave/loreweave/app/store"
@@ -314,5 +319,57 @@ func TestArchiveFolder(t *testing.T) {
 	}
 	if got := store.ArchiveFolder(strings.Repeat("ab ", 100), "abc"); len(got) > 64 || !strings.HasPrefix(got, "ab-ab-") || !strings.HasSuffix(got, "-ab-abc") {
 		t.Errorf("a long name's folder is %q", got)
+	}
+}
+
+// TestExportBigWorld: a world of more than ten pages of documents (read through the ids'
+// own index, skipping another world's documents) exports each of its documents once, by id.
+func TestExportBigWorld(t *testing.T) {
+	s := apptest.Start(t)
+	u := s.NewUser("Ann")
+	big, other := s.World(u, "Big"), s.World(u, "Other")
+	now := time.Now().UTC().Format("2006-01-02 15:04:05.000Z")
+	want := map[string]bool{}
+	err := s.PB.RunInTransaction(func(tx core.App) error {
+		ins := tx.DB().NewQuery(`INSERT INTO documents (id, world, name, documentType, parent, era, created, updated)
+			VALUES ({:id}, {:w}, {:name}, 'folder', '', '', {:t}, {:t})`).Prepare()
+		defer ins.Close()
+		for i := range 5600 {
+			w := big
+			if i%8 == 0 {
+				w = other
+			}
+			id := core.GenerateDefaultRandomId()
+			if w == big {
+				want[id] = true
+			}
+			if _, err := ins.Bind(dbx.Params{"id": id, "w": w, "name": fmt.Sprint("Folder ", i), "t": now}).Execute(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, m := exportOf(t, s, big)
+	z, err := zip.NewReader(bytes.NewReader(body), int64(len(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, f := range z.File {
+		if strings.HasSuffix(f.Name, "/document.json") {
+			dir := strings.TrimSuffix(strings.TrimPrefix(f.Name, "documents/"), "/document.json")
+			ids = append(ids, dir[strings.LastIndex(dir, "-")+1:])
+		}
+	}
+	if m.Counts.Documents != len(want) || len(ids) != len(want) || !slices.IsSorted(ids) {
+		t.Fatalf("%d documents counted, %d in the archive (sorted: %v), want %d", m.Counts.Documents, len(ids), slices.IsSorted(ids), len(want))
+	}
+	for _, id := range ids {
+		if !want[id] {
+			t.Fatalf("document %s is not the world's", id)
+		}
 	}
 }

@@ -53,8 +53,8 @@ func newZipStream(w io.Writer, modified time.Time) (*zipStream, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = os.Remove(dir.Name()) // gone when closed, whatever happens
-	fw, _ := flate.NewWriter(nil, flate.DefaultCompression)
+	_ = os.Remove(dir.Name()) // gone when closed, whatever happens (Discard removes it where an open file cannot be)
+	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
 	z := &zipStream{out: &countWriter{w: w}, dir: dir, dirBuf: bufio.NewWriterSize(dir, 64<<10), deflate: fw, crc: crc32.NewIEEE()}
 	if modified.Before(time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)) {
 		modified = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -171,7 +171,7 @@ func (z *zipStream) finish() error {
 // Close ends the last file and writes the central directory and its end records. It does
 // not close the underlying writer.
 func (z *zipStream) Close() error {
-	defer z.dir.Close()
+	defer z.Discard()
 	if err := z.finish(); err != nil {
 		return err
 	}
@@ -219,8 +219,12 @@ func (z *zipStream) Close() error {
 	return err
 }
 
-// Discard drops the temporary directory file of an archive that will not be closed.
-func (z *zipStream) Discard() { z.dir.Close() }
+// Discard drops the temporary directory file (of an archive that will not be closed, or
+// was).
+func (z *zipStream) Discard() {
+	z.dir.Close()
+	_ = os.Remove(z.dir.Name())
+}
 
 // countWriter counts the bytes written through it.
 type countWriter struct {

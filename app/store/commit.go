@@ -176,8 +176,13 @@ func (c *committer) startCheckpoints(reader *sql.DB) {
 			case <-t.C:
 			}
 			err := background.Catch(func() error {
-				frames, err := checkpoint(reader, "PASSIVE")
-				if err == nil && frames >= walLimit {
+				frames, copied, err := checkpointCopied(reader, "PASSIVE")
+				// A RESTART holds up every writer until all readers have left the log. While
+				// one reads an older snapshot (an export reads a whole world in one
+				// transaction), the passive checkpoint cannot copy the frames written since,
+				// and the log cannot start over before that reader ends anyway: waiting for it
+				// would only stall the writes, up to the busy timeout, and then fail them.
+				if err == nil && frames >= walLimit && copied == frames {
 					_, err = checkpoint(reader, "RESTART")
 				}
 				return err
@@ -194,9 +199,16 @@ func (c *committer) startCheckpoints(reader *sql.DB) {
 
 // checkpoint runs one checkpoint and returns the number of frames in the log.
 func checkpoint(db *sql.DB, mode string) (int, error) {
-	var busy, frames, copied int
-	err := db.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
+	frames, _, err := checkpointCopied(db, mode)
 	return frames, err
+}
+
+// checkpointCopied runs one checkpoint and returns the number of frames in the log and how
+// many of them are in the database file.
+func checkpointCopied(db *sql.DB, mode string) (frames, copied int, err error) {
+	var busy int
+	err = db.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied)
+	return frames, copied, err
 }
 
 // do runs write in a transaction and returns once that transaction committed or failed.
