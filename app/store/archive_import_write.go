@@ -1,7 +1,6 @@
 package store
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -319,7 +318,7 @@ func (s *Store) removeAssetFiles(stored []storedAsset) {
 	}
 }
 
-func readAll(zf *zip.File) ([]byte, error) {
+func readAll(zf *archiveEntry) ([]byte, error) {
 	rc, err := zf.Open()
 	if err != nil {
 		return nil, err
