@@ -6,7 +6,7 @@ func importWorldOperation() obj {
 	op := withParams(operation("importWorld", "Import a world archive (as GET /api/v1/worlds/{worldId}/export writes it; docs/ARCHIVE.md): the body is the zip, "+
 		"up to the server's import limit (2 GiB unless the operator set LOREWEAVE_MAX_IMPORT_MIB). Every checksum and reference is checked before anything is written, "+
 		"then the world is written in one transaction: a bad archive changes nothing. The caller owns the imported world, on the server's default plan; "+
-		"the archive's other members get their role where an account has their email (the archive's owner becomes an admin), and are listed as skipped otherwise.",
+		"the archive's other members get their role where an account has their email (the archive's owner becomes an admin), and are invited with it otherwise.",
 		"201", ref("ImportResult"), "400", "409", "413", "415", "422"),
 		queryParam("mode", "restore (the default) keeps every id: back up and restore, move to another server; the world must not exist here. "+
 			"copy gives the world and everything in it new ids, every reference remapped: a copy beside the original, a template.",
@@ -37,8 +37,8 @@ func importResultSchema() obj {
 			"ops": count("op-log entries"), "snapshots": count("snapshots")}),
 		"members": object(obj{
 			"added":   emails("The members added, by email: an account here has their email."),
-			"invited": emails("The members invited, by email (none yet: reserved for invitations)."),
-			"skipped": emails("The members left out, by email: no account here has their email."),
+			"invited": emails("The members invited, by email: no account here has their email yet; the invitation waits for a sign-up with it."),
+			"skipped": emails("The members left out, by email (none today: reserved)."),
 		}),
 	})
 }

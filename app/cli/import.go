@@ -118,8 +118,11 @@ func importWorld(ctx context.Context, s *store.Store, file string, mode store.Im
 	if len(res.MembersAdded) > 0 {
 		fmt.Fprintf(out, "members added: %s\n", strings.Join(res.MembersAdded, ", "))
 	}
+	if len(res.MembersInvited) > 0 {
+		fmt.Fprintf(out, "members invited (no account here has their email yet): %s\n", strings.Join(res.MembersInvited, ", "))
+	}
 	if len(res.MembersSkipped) > 0 {
-		fmt.Fprintf(out, "members skipped (no account here has their email): %s\n", strings.Join(res.MembersSkipped, ", "))
+		fmt.Fprintf(out, "members skipped: %s\n", strings.Join(res.MembersSkipped, ", "))
 	}
 	return nil
 }

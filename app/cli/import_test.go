@@ -24,8 +24,11 @@ func TestImportCommand(t *testing.T) {
 	if !strings.Contains(out, "imported Brinewood ("+r.ID+", slug ") || !strings.Contains(out, "as a restore owned by") || !strings.Contains(out, ": 7 documents (9 states") {
 		t.Fatalf("import said %q", out)
 	}
-	if !strings.Contains(out, "members added: "+r.Admin.Email) || !strings.Contains(out, "members skipped (no account here has their email): "+r.Editor.Email) {
+	if !strings.Contains(out, "members added: "+r.Admin.Email) || !strings.Contains(out, "members invited (no account here has their email yet): "+r.Editor.Email) {
 		t.Fatalf("import said %q about members", out)
+	}
+	if n := s2.Count("invitations", "world = '"+r.ID+"' AND email = '"+r.Editor.Email+"' AND role = 'editor'"); n != 1 {
+		t.Fatalf("%d invitations of the editor, who has no account here", n)
 	}
 	if n := s2.Count("documents", "world = '"+r.ID+"'"); n != 7 {
 		t.Fatalf("%d documents restored", n)

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"context"
@@ -109,7 +108,7 @@ type importDoc struct {
 
 // importPlan is an archive read and checked by the first pass.
 type importPlan struct {
-	files    map[string]*zip.File
+	files    map[string]*archiveEntry
 	manifest ArchiveManifest
 	world    ArchiveWorld
 	members  []ArchiveMember
@@ -162,21 +161,19 @@ func (s *Store) ImportWorld(ctx context.Context, r io.ReaderAt, size int64, mode
 // readArchive is the first pass: it reads and checks the whole archive.
 func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, error) {
 	var probs archiveProblems
-	zr, err := zip.NewReader(r, size)
+	p := &importPlan{files: map[string]*archiveEntry{}, types: map[string]*ops.ToolType{}, assetTypes: map[string]fileType{},
+		copyBuf: make([]byte, 32<<10), lineBuf: make([]byte, 0, 64<<10)}
+	err := readZipDirectory(r, size, func(e *archiveEntry) {
+		if _, dup := p.files[e.name]; dup {
+			probs.add(e.name, "the archive holds two files of this name")
+			return
+		}
+		p.files[e.name] = e
+	})
 	if err != nil {
 		probs.add("", "not a zip file, or a truncated one (%v)", err)
 		return nil, probs.err()
 	}
-	p := &importPlan{files: map[string]*zip.File{}, types: map[string]*ops.ToolType{}, assetTypes: map[string]fileType{},
-		copyBuf: make([]byte, 32<<10), lineBuf: make([]byte, 0, 64<<10)}
-	for _, f := range zr.File {
-		if _, dup := p.files[f.Name]; dup {
-			probs.add(f.Name, "the archive holds two files of this name")
-			continue
-		}
-		p.files[f.Name] = f
-	}
-	zr.File = nil // p.files holds them: one index of a big archive's directory is enough
 	bad, ok := p.checkManifest(ctx, &probs)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -336,9 +333,9 @@ func (p *importPlan) streamManifest(ctx context.Context, dec *json.Decoder, chec
 
 // checkFile reads one file whole and compares it with its manifest entry; it returns what
 // is wrong, or "". An asset's type is detected on the way.
-func (p *importPlan) checkFile(zf *zip.File, want ArchiveFile) string {
-	if int64(zf.UncompressedSize64) != want.Size {
-		return fmt.Sprintf("%d bytes, but the manifest says %d", zf.UncompressedSize64, want.Size)
+func (p *importPlan) checkFile(zf *archiveEntry, want ArchiveFile) string {
+	if zf.size != want.Size {
+		return fmt.Sprintf("%d bytes, but the manifest says %d", zf.size, want.Size)
 	}
 	rc, err := zf.Open()
 	if err != nil {
@@ -434,7 +431,7 @@ func (p *importPlan) readJSON(name string, v any, probs *archiveProblems) bool {
 
 // readLines calls fn with each line of a JSON-lines file, decoded strictly into a fresh T,
 // and its line number; it stops at the first line fn returns false for.
-func readLines[T any](p *importPlan, zf *zip.File, fn func(line int, v T) bool) error {
+func readLines[T any](p *importPlan, zf *archiveEntry, fn func(line int, v T) bool) error {
 	rc, err := zf.Open()
 	if err != nil {
 		return err
@@ -656,8 +653,8 @@ func (p *importPlan) checkAssets(read func(string, any) bool, probs *archiveProb
 			probs.add("assets.json", "the asset %s is of the kind %q (%q or %q)", a.ID, a.Kind, AssetImage, AssetModel)
 		case zf == nil:
 			probs.add("assets.json", "the asset %s's file %s is missing", a.ID, file)
-		case int64(zf.UncompressedSize64) != a.Size:
-			probs.add("assets.json", "the asset %s is %d bytes, its file %s %d", a.ID, a.Size, file, zf.UncompressedSize64)
+		case zf.size != a.Size:
+			probs.add("assets.json", "the asset %s is %d bytes, its file %s %d", a.ID, a.Size, file, zf.size)
 		default:
 			if t, ok := p.assetTypes[file]; ok && t.kind != a.Kind {
 				probs.add(file, "the asset %s is a %s, but its file is %s", a.ID, a.Kind, t.contentType)

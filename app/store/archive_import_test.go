@@ -81,8 +81,8 @@ func TestImportRoundTrip(t *testing.T) {
 	if res.World.ID != r.ID || res.Mode != store.ImportRestore || res.World.OwnerID != owner2.ID || res.World.Plan != "studio" {
 		t.Fatalf("restored %+v", res)
 	}
-	if len(res.MembersAdded) != 2 || len(res.MembersSkipped) != 0 {
-		t.Fatalf("members: added %v, skipped %v", res.MembersAdded, res.MembersSkipped)
+	if len(res.MembersAdded) != 2 || len(res.MembersSkipped) != 0 || len(res.MembersInvited) != 0 {
+		t.Fatalf("members: added %v, invited %v, skipped %v", res.MembersAdded, res.MembersInvited, res.MembersSkipped)
 	}
 	restored, _ := exportOf(t, s2, r.ID)
 	sameFiles(t, a, readArchive(t, restored), nil)
@@ -341,7 +341,7 @@ func rewrite(t *testing.T, a archiveFiles, change map[string][]byte, keepManifes
 func storedFiles(t *testing.T, s *apptest.Server) int {
 	n := 0
 	filepath.WalkDir(filepath.Join(s.Dir, "storage"), func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+		if err == nil && !d.IsDir() && !strings.HasSuffix(d.Name(), ".attrs") { // the file storage's metadata beside each file
 			n++
 		}
 		return nil
@@ -437,5 +437,41 @@ func TestImportRefusesBadArchives(t *testing.T) {
 				t.Errorf("stored files %d -> %d", files, n)
 			}
 		})
+	}
+}
+
+// Two restores of one archive at once: one makes the world, the other is a 409 whichever
+// check catches it (before writing, or the database's unique ids at commit), and leaves no
+// asset files behind.
+func TestImportConcurrentRestores(t *testing.T) {
+	s := apptest.Start(t)
+	r := s.RichWorld("Twice")
+	archive, _ := exportOf(t, s, r.ID)
+	s2 := apptest.Start(t)
+	owner := s2.NewUser(r.Owner.Name)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := importArchive(s2, archive, store.ImportRestore, owner.ID)
+			errs <- err
+		}()
+	}
+	var failed []error
+	for range 2 {
+		if err := <-errs; err != nil {
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) != 1 {
+		t.Fatalf("%d of two restores failed: %v", len(failed), failed)
+	}
+	if e := apierr.From(failed[0]); e.Status != http.StatusConflict || e.Code != "world_exists" {
+		t.Fatalf("the second restore: %v", failed[0])
+	}
+	if n := s2.Count("assets", "1=1"); n != 2 {
+		t.Fatalf("%d assets", n)
+	}
+	if n := storedFiles(t, s2); n != 2 {
+		t.Fatalf("%d stored files for 2 assets", n)
 	}
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path"
 	"strings"
+	"time"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
@@ -194,7 +193,8 @@ func (s *Store) insertWorld(db dbx.Builder, p *importPlan, mode ImportMode, worl
 }
 
 // insertMembers makes the importer the owner and adds the archive's other members that have
-// an account here (matched by email), with their role; the archive's owner, if someone else,
+// an account here (matched by email), with their role, and invites the others (their
+// invitations wait for a sign-up with the email); the archive's owner, if someone else,
 // becomes an admin. It returns the user ids added.
 func insertMembers(db dbx.Builder, p *importPlan, worldID, ownerID, ownerEmail string, res *ImportResult) ([]string, error) {
 	joined := now()
@@ -214,14 +214,18 @@ func insertMembers(db dbx.Builder, p *importPlan, worldID, ownerID, ownerEmail s
 		var user struct {
 			ID string `db:"id"`
 		}
-		err := db.NewQuery("SELECT id FROM users WHERE email = {:email} COLLATE NOCASE LIMIT 1").Bind(dbx.Params{"email": m.Email}).One(&user)
-		if err != nil {
-			res.MembersSkipped = append(res.MembersSkipped, m.Email)
-			continue
-		}
 		role := m.Role
 		if role == "owner" {
 			role = "admin"
+		}
+		err := db.NewQuery("SELECT id FROM users WHERE email = {:email} COLLATE NOCASE LIMIT 1").Bind(dbx.Params{"email": m.Email}).One(&user)
+		if err != nil {
+			// Nobody here has the email yet: the invitation waits for a sign-up with it.
+			if err := insertInvitation(db, worldID, NormalizeEmail(m.Email), role, ownerID); err != nil {
+				return nil, err
+			}
+			res.MembersInvited = append(res.MembersInvited, m.Email)
+			continue
 		}
 		t, _ := dbTimeOf(m.Joined)
 		if err := insertMemberAt(db, worldID, user.ID, role, t); err != nil {
@@ -231,6 +235,18 @@ func insertMembers(db dbx.Builder, p *importPlan, worldID, ownerID, ownerEmail s
 		added = append(added, user.ID)
 	}
 	return added, nil
+}
+
+func insertInvitation(db dbx.Builder, worldID, email, role, invitedBy string) error {
+	t := time.Now().UTC()
+	_, err := db.NewQuery(`INSERT INTO invitations (id, world, email, role, invitedBy, expires, created, updated)
+		VALUES ({:id}, {:w}, {:e}, {:role}, {:by}, {:expires}, {:t}, {:t})`).
+		Bind(dbx.Params{"id": newID(), "w": worldID, "e": email, "role": role, "by": invitedBy,
+			"expires": t.Add(InvitationTTL).Format(dbTime), "t": t.Format(dbTime)}).Execute()
+	if err != nil {
+		return fmt.Errorf("invitation of %s: %w", email, err)
+	}
+	return nil
 }
 
 func insertMemberAt(db dbx.Builder, worldID, userID, role, t string) error {
@@ -282,7 +298,9 @@ func (s *Store) storeAssetFiles(p *importPlan, id func(string) string) (stored [
 	return stored, nil
 }
 
-// removeAssetFiles deletes files storeAssetFiles stored (an import that failed after).
+// removeAssetFiles deletes files storeAssetFiles stored (an import that failed after): those
+// files only, not their folders, which a restore shares with a concurrent restore of the same
+// assets that may have won.
 func (s *Store) removeAssetFiles(stored []storedAsset) {
 	if len(stored) == 0 {
 		return
@@ -297,11 +315,10 @@ func (s *Store) removeAssetFiles(stored []storedAsset) {
 		if err := fsys.Delete(a.key); err != nil {
 			s.app.Logger().Error("store: import: cannot remove an asset file", "key", a.key, "error", err.Error())
 		}
-		_ = fsys.DeletePrefix(path.Dir(a.key) + "/") // the record's folder
 	}
 }
 
-func readAll(zf *zip.File) ([]byte, error) {
+func readAll(zf *archiveEntry) ([]byte, error) {
 	rc, err := zf.Open()
 	if err != nil {
 		return nil, err
