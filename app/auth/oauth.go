@@ -57,6 +57,9 @@ type OAuth struct {
 	// Resources returns the resource indicators (RFC 8707) tokens may be bound to: the MCP
 	// endpoint and this server's origin, in that order. The first is the default.
 	Resources func() []string
+	// MetadataHTTP fetches Client ID Metadata Documents; nil: public addresses only
+	// (tests set a client that trusts their TLS server).
+	MetadataHTTP *http.Client
 
 	mu       sync.Mutex
 	lastSeen map[string]time.Time

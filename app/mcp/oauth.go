@@ -50,6 +50,7 @@ func (s *Server) AuthServerMetadata() map[string]any {
 		"revocation_endpoint_auth_methods_supported":     []string{"none"},
 		"code_challenge_methods_supported":               []string{"S256"},
 		"scopes_supported":                               auth.Scopes,
+		"client_id_metadata_document_supported":          true,
 		"authorization_response_iss_parameter_supported": true,
 		"service_documentation":                          s.BaseURL + "/api/v1/openapi.json",
 	}

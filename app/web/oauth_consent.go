@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -30,8 +31,16 @@ type authRequest struct {
 // checkAuthRequest validates a request. A bad client or redirect URI is shown to the user
 // (never redirected to); other problems are sent back to the client's redirect URI.
 func (w *Web) checkAuthRequest(e *core.RequestEvent, q url.Values) (*authRequest, bool, error) {
-	client, err := w.OAuth.Client(q.Get("client_id"))
+	client, err := w.OAuth.ResolveClient(e.Request.Context(), q.Get("client_id"))
 	if err != nil {
+		if auth.IsMetadataClientID(q.Get("client_id")) {
+			var oe *auth.OAuthError
+			msg := "This connection request names an app whose description could not be read."
+			if errors.As(err, &oe) {
+				msg = sentence(oe.Description)
+			}
+			return nil, false, w.errorPage(e, http.StatusBadRequest, "Unknown app", msg+" Start the connection again from the app.")
+		}
 		return nil, false, w.errorPage(e, http.StatusBadRequest, "Unknown app", "This connection request names an app that is not registered here. Start the connection again from the app.")
 	}
 	redirect, err := url.Parse(q.Get("redirect_uri"))
@@ -96,6 +105,11 @@ func (w *Web) authorizeForm(e *core.RequestEvent) error {
 		WholeServer: r.resource == w.Config.BaseURL, ReadOnly: auth.ReadOnlyScope(auth.GrantedScope(r.params.Get("scope")))}
 	if s := r.redirect.Scheme; s != "http" && s != "https" {
 		v.RedirectTo = s + "://" + r.redirect.Host // an app's own scheme: name the app, not just a host
+	}
+	if auth.IsMetadataClientID(r.client.ClientID) {
+		if u, err := url.Parse(r.client.ClientID); err == nil {
+			v.DescribedAt = u.Host
+		}
 	}
 	if v.ClientName == "" {
 		v.ClientName = "An unnamed app"
