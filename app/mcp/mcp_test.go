@@ -80,7 +80,7 @@ type toolErr struct {
 }
 
 // allTools are the connector's tools, sorted.
-const allTools = "apply_content_ops create_document create_era create_project create_world delete_document get_document get_history get_links get_world invite_member list_documents list_eras list_members list_projects list_types list_worlds remove_member search update_document whoami"
+const allTools = "apply_content_ops create_document create_era create_project create_world delete_document get_document get_history get_links get_world invite_member list_assets list_documents list_eras list_members list_projects list_types list_worlds remove_member search update_document whoami"
 
 func TestToolsWithAPIKey(t *testing.T) {
 	s := apptest.Start(t)

@@ -153,3 +153,26 @@ func TestMembersThroughMCP(t *testing.T) {
 		t.Fatalf("list_members at the end: %+v", ms)
 	}
 }
+
+// TestListAssets: an agent finds the world's uploaded files (for map.setImage and
+// animator.setModel).
+func TestListAssets(t *testing.T) {
+	s := apptest.Start(t)
+	r := s.RichWorld("Eldoria")
+	session := connect(t, s, r.Editor.Key)
+	var l struct {
+		Items []struct {
+			ID, URL, Kind string
+			Width         int
+		}
+		TotalItems int
+	}
+	if call(t, session, "list_assets", map[string]any{"worldId": r.ID}, &l) || l.TotalItems != 2 || len(l.Items) != 2 {
+		t.Fatalf("list_assets: %+v", l)
+	}
+	for _, a := range l.Items {
+		if !strings.HasSuffix(a.URL, "/assets/"+a.ID+"/file") || a.Kind != "image" || a.Width == 0 {
+			t.Errorf("asset %+v", a)
+		}
+	}
+}
