@@ -11,13 +11,6 @@ import (
 	"github.com/loreweave/loreweave/app/store"
 )
 
-// Members is a page of a world's members.
-type Members struct {
-	Items      []api.MemberJSON `json:"items"`
-	TotalItems int              `json:"totalItems"`
-	HasMore    bool             `json:"hasMore" jsonschema:"more items on later pages"`
-}
-
 // InviteMemberIn invites someone to a world.
 type InviteMemberIn struct {
 	WorldID string `json:"worldId"`
@@ -36,59 +29,16 @@ type Removed struct {
 	UserID string `json:"userId"`
 }
 
-// Assets is a page of a world's uploaded files.
-type Assets struct {
-	Items      []store.AssetJSON `json:"items"`
-	TotalItems int               `json:"totalItems"`
-	HasMore    bool              `json:"hasMore" jsonschema:"more items on later pages"`
-}
-
 // addMemberTools adds the members tools, and list_assets, on the REST routes' store calls
 // and rules.
 func (s *Server) addMemberTools(srv *sdk.Server) {
 	sdk.AddTool(srv, &sdk.Tool{Name: "list_assets", Title: "List uploaded files", Annotations: reads(),
 		Description: "A world's uploaded files (map images, 3D models), oldest first: their url (for map.setImage and animator.setModel), kind, content type, size and, for images, width and height. Uploading is for the web app and the REST API (POST …/assets). Any member."},
-		func(ctx context.Context, req *sdk.CallToolRequest, in WorldPageIn) (*sdk.CallToolResult, *Assets, error) {
-			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
-			if err != nil {
-				return nil, nil, err
-			}
-			pg, err := in.page()
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			as, total, err := s.Store.Assets(w.ID, pg)
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			out := &Assets{Items: []store.AssetJSON{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
-			for _, a := range as {
-				out.Items = append(out.Items, a.JSON())
-			}
-			return nil, out, nil
-		})
+		worldList(s, s.Store.Assets, store.Asset.JSON))
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "list_members", Title: "List members", Annotations: reads(),
 		Description: "The members of a world with their roles (owner, admin, editor, viewer). Any member."},
-		func(ctx context.Context, req *sdk.CallToolRequest, in WorldPageIn) (*sdk.CallToolResult, *Members, error) {
-			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
-			if err != nil {
-				return nil, nil, err
-			}
-			pg, err := in.page()
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			ms, total, err := s.Store.Members(w.ID, pg)
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			out := &Members{Items: []api.MemberJSON{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
-			for _, m := range ms {
-				out.Items = append(out.Items, api.MemberJSONOf(m))
-			}
-			return nil, out, nil
-		})
+		worldList(s, s.Store.Members, api.MemberJSONOf))
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "invite_member", Title: "Invite someone to a world", Annotations: adds(),
 		Description: "Invite an email to a world with a role. The answer is the same whether or not the email has an account (an invitation waits for a sign-up); inviting again changes the role and renews it. Owners and admins."},

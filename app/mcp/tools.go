@@ -246,13 +246,6 @@ type Era struct {
 	ParentID string `json:"parentId" jsonschema:"the era it was forked from, empty for the main line"`
 }
 
-// Eras lists eras.
-type Eras struct {
-	Items      []Era `json:"items"`
-	TotalItems int   `json:"totalItems"`
-	HasMore    bool  `json:"hasMore" jsonschema:"more items on later pages"`
-}
-
 // CreateEraIn forks an era.
 type CreateEraIn struct {
 	WorldID  string `json:"worldId"`
@@ -265,13 +258,6 @@ type Project struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
 	Name string `json:"name"`
-}
-
-// Projects lists projects.
-type Projects struct {
-	Items      []Project `json:"items"`
-	TotalItems int       `json:"totalItems"`
-	HasMore    bool      `json:"hasMore" jsonschema:"more items on later pages"`
 }
 
 // CreateProjectIn creates a project.
@@ -482,25 +468,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "list_eras", Title: "List eras", Annotations: reads(), Description: "The eras (versions) of a world."},
-		func(ctx context.Context, req *sdk.CallToolRequest, in WorldPageIn) (*sdk.CallToolResult, *Eras, error) {
-			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
-			if err != nil {
-				return nil, nil, err
-			}
-			pg, err := in.page()
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			es, total, err := s.Store.Eras(w.ID, pg)
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			out := &Eras{Items: []Era{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
-			for _, e := range es {
-				out.Items = append(out.Items, Era{ID: e.ID, Name: e.Name, ParentID: e.ParentID})
-			}
-			return nil, out, nil
-		})
+		worldList(s, s.Store.Eras, func(e store.Era) Era { return Era{ID: e.ID, Name: e.Name, ParentID: e.ParentID} }))
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "create_era", Title: "Create an era", Annotations: adds(), Description: "Fork an era: a version of the world that inherits everything by reference (copies nothing) and changes separately. Editors only."},
 		func(ctx context.Context, req *sdk.CallToolRequest, in CreateEraIn) (*sdk.CallToolResult, *Era, error) {
@@ -516,25 +484,7 @@ func (s *Server) addTools(srv *sdk.Server) {
 		})
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "list_projects", Title: "List projects", Annotations: reads(), Description: "The projects (app instances) of a world."},
-		func(ctx context.Context, req *sdk.CallToolRequest, in WorldPageIn) (*sdk.CallToolResult, *Projects, error) {
-			w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
-			if err != nil {
-				return nil, nil, err
-			}
-			pg, err := in.page()
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			ps, total, err := s.Store.Projects(w.ID, pg)
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			out := &Projects{Items: []Project{}, TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
-			for _, p := range ps {
-				out.Items = append(out.Items, Project{ID: p.ID, Kind: p.Kind, Name: p.Name})
-			}
-			return nil, out, nil
-		})
+		worldList(s, s.Store.Projects, func(p store.Project) Project { return Project{ID: p.ID, Kind: p.Kind, Name: p.Name} }))
 
 	sdk.AddTool(srv, &sdk.Tool{Name: "create_project", Title: "Create a project", Annotations: adds(),
 		InputSchema: inputSchema[CreateProjectIn](map[string]*jsonschema.Schema{"kind": openEnum("the app kind: a built-in one or an installed tool's", store.BuiltinAppKinds)}), Description: "Create a project (an app instance) of a known kind, e.g. wiki. Editors only."},
@@ -594,4 +544,34 @@ func adds() *sdk.ToolAnnotations {
 
 func changes() *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)}
+}
+
+// List is a page of a world's list.
+type List[J any] struct {
+	Items      []J  `json:"items"`
+	TotalItems int  `json:"totalItems"`
+	HasMore    bool `json:"hasMore" jsonschema:"more items on later pages"`
+}
+
+// worldList is the handler of a tool that pages one of a world's lists (any member may).
+func worldList[T, J any](s *Server, fetch func(worldID string, p store.Page) ([]T, int, error), view func(T) J) sdk.ToolHandlerFor[WorldPageIn, *List[J]] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, in WorldPageIn) (*sdk.CallToolResult, *List[J], error) {
+		w, _, err := s.world(req, in.WorldID, auth.ReadMeta)
+		if err != nil {
+			return nil, nil, err
+		}
+		pg, err := in.page()
+		if err != nil {
+			return nil, nil, fail(err)
+		}
+		rows, total, err := fetch(w.ID, pg)
+		if err != nil {
+			return nil, nil, fail(err)
+		}
+		out := &List[J]{Items: make([]J, 0, len(rows)), TotalItems: total, HasMore: pg.Page*pg.PerPage < total}
+		for _, r := range rows {
+			out.Items = append(out.Items, view(r))
+		}
+		return nil, out, nil
+	}
 }
