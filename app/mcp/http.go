@@ -56,42 +56,63 @@ func (s *Server) originAllowed(origin string) bool {
 	})
 }
 
-// methodErrors turns the SDK's plain-text 400 for a request whose method the server does not
-// know into what JSON-RPC says it is: a response to the request, code -32601.
-type methodErrors struct {
+// rpcErrors turns the SDK's plain-text 400s into JSON-RPC errors a client can read: a request
+// whose method the server does not know gets what JSON-RPC says (a response, code -32601);
+// any other (a GET or DELETE without an Mcp-Session-Id, a malformed message) keeps its 400
+// with an Invalid Request error (-32600) saying what is wrong.
+type rpcErrors struct {
 	http.ResponseWriter
-	id       json.RawMessage // the request's id, when it is one request
-	replaced bool
+	id   json.RawMessage // the request's id, when it is one request
+	held bool            // a plain-text 400 is being held back
+	text []byte
 }
 
-func (w *methodErrors) WriteHeader(code int) {
-	if code != http.StatusBadRequest || w.id == nil || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+func (w *rpcErrors) WriteHeader(code int) {
+	if code != http.StatusBadRequest || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
 		w.ResponseWriter.WriteHeader(code)
 		return
 	}
-	w.replaced = true
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Del("Content-Length")
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": w.id, "error": map[string]any{"code": -32601, "message": "method not found"}}) // plain maps: cannot fail
-	w.ResponseWriter.WriteHeader(http.StatusOK)
-	_, _ = w.ResponseWriter.Write(body)
+	w.held = true
 }
 
-func (w *methodErrors) Write(b []byte) (int, error) {
-	if w.replaced {
-		return len(b), nil // the SDK's text, replaced
+func (w *rpcErrors) Write(b []byte) (int, error) {
+	if w.held {
+		w.text = append(w.text, b...)
+		return len(b), nil
 	}
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *methodErrors) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+// finish sends a held-back error, once the SDK is done.
+func (w *rpcErrors) finish() {
+	if !w.held {
+		return
+	}
+	msg := strings.TrimSpace(string(w.text))
+	status, code, id := http.StatusBadRequest, -32600, w.id
+	if strings.Contains(msg, "not handled") && id != nil {
+		status, code, msg = http.StatusOK, -32601, "method not found"
+	}
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}}) // plain values: cannot fail
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Del("Content-Length")
+	h.Del("X-Content-Type-Options")
+	w.ResponseWriter.WriteHeader(status)
+	_, _ = w.ResponseWriter.Write(body)
+}
+
+func (w *rpcErrors) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && !w.held {
 		f.Flush()
 	}
 }
 
 // Unwrap lets http.ResponseController reach the connection (write deadlines of streams).
-func (w *methodErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *rpcErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // lostSession holds back the SDK's 404 for an Mcp-Session-Id it does not have, so that the
 // request can be served without a session instead.

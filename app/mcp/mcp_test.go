@@ -367,6 +367,24 @@ func TestEndpointToTheLetter(t *testing.T) {
 	if !strings.Contains(body, "-32601") {
 		t.Errorf("an unknown method: %s", body)
 	}
+	// A stream asked for without a session is a JSON-RPC Invalid Request.
+	req, _ := http.NewRequest("GET", s.URL+"/api/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+ann.Key)
+	if res, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		var rpc struct {
+			JSONRPC string
+			Error   struct{ Code int }
+		}
+		err := json.NewDecoder(res.Body).Decode(&rpc)
+		res.Body.Close()
+		if res.StatusCode != 400 || err != nil || rpc.JSONRPC != "2.0" || rpc.Error.Code != -32600 {
+			t.Errorf("GET without a session: %d %+v %v", res.StatusCode, rpc, err)
+		}
+	}
+
 	// A session the server does not have (restarted, idled out) is served without one.
 	res, body = post("/api/mcp", "", "no-such-session", `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`)
 	if res.StatusCode != 200 || !strings.Contains(body, `"apply_content_ops"`) {

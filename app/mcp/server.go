@@ -146,9 +146,10 @@ func (s *Server) Start() error {
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		ctx, done := s.track(r)
 		defer done()
+		body, _ := r.Context().Value(bodyKey{}).([]byte)
 		probe := &lostSession{ResponseWriter: w}
 		streamable.ServeHTTP(probe, r.WithContext(ctx))
-		if body, ok := r.Context().Value(bodyKey{}).([]byte); probe.lost && ok {
+		if probe.lost && body != nil {
 			again := r.WithContext(ctx)
 			again.Body = io.NopCloser(bytes.NewReader(body))
 			sessionless.ServeHTTP(w, again)
@@ -171,7 +172,9 @@ func (s *Server) Start() error {
 		}
 		body := readBody(r)
 		r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, body))
-		limited.ServeHTTP(&methodErrors{ResponseWriter: w, id: requestID(body)}, r)
+		rpc := &rpcErrors{ResponseWriter: w, id: requestID(body)}
+		limited.ServeHTTP(rpc, r)
+		rpc.finish()
 	})
 
 	s.Store.OnOutbox(s.onOutbox)
