@@ -284,7 +284,7 @@ func (s *Store) storeAssetFiles(p *importPlan, id func(string) string) (stored [
 		}
 	}()
 	for _, a := range p.assets {
-		data, err := readAll(p.files["assets/"+a.SHA256])
+		data, err := readAll(p.files.get("assets/" + a.SHA256))
 		if err != nil {
 			return stored, fmt.Errorf("store: import asset %s: %w", a.ID, err)
 		}
@@ -409,7 +409,7 @@ func (w *importWriter) document(d *importDoc) error {
 	if d.ops {
 		totals := map[string]int64{}
 		var werr error
-		err := readLines(p, p.files[dir+"ops.jsonl"], func(_ int, o ArchiveOp) bool {
+		err := readLines(p, p.files.get(dir+"ops.jsonl"), func(_ int, o ArchiveOp) bool {
 			batch := w.remap(compactJSON(o.Ops))
 			totals[o.Era] += int64(len(batch))
 			t, _ := dbTimeOf(o.Created)
@@ -423,7 +423,7 @@ func (w *importWriter) document(d *importDoc) error {
 	}
 	if d.snaps {
 		var werr error
-		err := readLines(p, p.files[dir+"snapshots.jsonl"], func(_ int, sn ArchiveSnapshot) bool {
+		err := readLines(p, p.files.get(dir+"snapshots.jsonl"), func(_ int, sn ArchiveSnapshot) bool {
 			t, _ := dbTimeOf(sn.Created)
 			_, werr = w.snapshot.Bind(dbx.Params{"doc": docID, "era": w.id(sn.Era), "version": sn.Version,
 				"data": string(w.remap(compactJSON(sn.Data))), "created": t}).Execute()

@@ -8,6 +8,8 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -21,14 +23,20 @@ import (
 
 // archiveEntry is one file of a zip.
 type archiveEntry struct {
-	name   string
-	offset int64 // of its local header
-	csize  int64 // compressed
-	size   int64 // uncompressed
+	name   string // a slice of a shared block of names
+	offset int64  // of its local header
+	csize  int64  // compressed
+	size   int64  // uncompressed
 	crc    uint32
 	method uint16
+	// listed is set by the import when the manifest lists the file.
+	listed bool
 	r      io.ReaderAt
 }
+
+// nameBlock is the size of the blocks the names of a zip's files are copied into: one
+// allocation per block instead of one per name.
+const nameBlock = 1 << 20
 
 var errNotZip = errors.New("not a zip file")
 
@@ -46,7 +54,7 @@ const (
 )
 
 // readZipDirectory calls fn with each file of the zip held by r (size bytes), in the order
-// of its central directory.
+// of its central directory. The entry fn is given is reused for the next file: fn copies it.
 func readZipDirectory(r io.ReaderAt, size int64, fn func(*archiveEntry)) error {
 	// The end of central directory record: the last signature in the final 64 KiB.
 	tail := min(size, maxEOCDSearch)
@@ -104,6 +112,9 @@ func readZipDirectory(r io.ReaderAt, size int64, fn func(*archiveEntry)) error {
 	dir := io.NewSectionReader(r, int64(dirOffset), int64(dirSize))
 	br := newByteReader(dir)
 	head := make([]byte, centralLen)
+	var rest []byte
+	var names strings.Builder
+	e := new(archiveEntry)
 	for n := uint64(0); n < entries; n++ {
 		if err := br.full(head); err != nil {
 			return fmt.Errorf("%w: central directory entry %d: %v", errNotZip, n, err)
@@ -112,14 +123,22 @@ func readZipDirectory(r io.ReaderAt, size int64, fn func(*archiveEntry)) error {
 			return fmt.Errorf("%w: central directory entry %d has no signature", errNotZip, n)
 		}
 		flags := le.Uint16(head[8:])
-		e := &archiveEntry{method: le.Uint16(head[10:]), crc: le.Uint32(head[16:]),
+		*e = archiveEntry{method: le.Uint16(head[10:]), crc: le.Uint32(head[16:]),
 			csize: int64(le.Uint32(head[20:])), size: int64(le.Uint32(head[24:])), offset: int64(le.Uint32(head[42:])), r: r}
 		nameLen, extraLen, commentLen := int(le.Uint16(head[28:])), int(le.Uint16(head[30:])), int(le.Uint16(head[32:]))
-		rest := make([]byte, nameLen+extraLen+commentLen)
+		rest = slices.Grow(rest[:0], nameLen+extraLen+commentLen)[:nameLen+extraLen+commentLen]
 		if err := br.full(rest); err != nil {
 			return fmt.Errorf("%w: central directory entry %d: %v", errNotZip, n, err)
 		}
-		e.name = string(rest[:nameLen])
+		// A Builder never changes the bytes it has handed out, so each name is a slice of
+		// the block's string; a full block is left to the names in it.
+		if names.Cap()-names.Len() < nameLen {
+			names = strings.Builder{}
+			names.Grow(max(nameBlock, nameLen))
+		}
+		start := names.Len()
+		names.Write(rest[:nameLen])
+		e.name = names.String()[start:]
 		if flags&1 != 0 {
 			return fmt.Errorf("%s is encrypted", e.name)
 		}
