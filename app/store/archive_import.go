@@ -155,6 +155,7 @@ func (s *Store) ImportWorld(ctx context.Context, r io.ReaderAt, size int64, mode
 	if err := s.app.DB().NewQuery("SELECT email FROM users WHERE id = {:id}").Bind(dbx.Params{"id": ownerID}).One(&owner); err != nil {
 		return ImportResult{}, fmt.Errorf("store: import: the importing user: %w", notFound(err))
 	}
+	defer limitImportMemory()()
 	plan, err := readArchive(ctx, r, size)
 	if err != nil {
 		return ImportResult{}, err
