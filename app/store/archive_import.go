@@ -121,6 +121,7 @@ func (f archiveFiles) get(name string) *archiveEntry {
 
 // importPlan is an archive read and checked by the first pass.
 type importPlan struct {
+	zip      io.ReaderAt
 	files    archiveFiles
 	manifest ArchiveManifest
 	world    ArchiveWorld
@@ -175,7 +176,7 @@ func (s *Store) ImportWorld(ctx context.Context, r io.ReaderAt, size int64, mode
 // readArchive is the first pass: it reads and checks the whole archive.
 func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, error) {
 	var probs archiveProblems
-	p := &importPlan{types: map[string]*ops.ToolType{}, assetTypes: map[string]fileType{},
+	p := &importPlan{zip: r, types: map[string]*ops.ToolType{}, assetTypes: map[string]fileType{},
 		copyBuf: make([]byte, 32<<10), lineBuf: make([]byte, 0, 64<<10)}
 	err := readZipDirectory(r, size, func(e *archiveEntry) { p.files = append(p.files, *e) })
 	slices.SortStableFunc(p.files, func(a, b archiveEntry) int { return strings.Compare(a.name, b.name) })
@@ -207,9 +208,12 @@ func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, e
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
-	// What the second pass does not read goes: between the passes, memory holds one small
-	// entry per document and per file read again.
-	p.files = slices.Clone(slices.DeleteFunc(p.files, func(e archiveEntry) bool { return strings.HasSuffix(e.name, ".md") }))
+	// What the second pass does not read goes (the Markdown files, and each document.json,
+	// kept in p.docs): between the passes, memory holds one small record per document and
+	// an entry per file read again.
+	p.files = slices.Clone(slices.DeleteFunc(p.files, func(e archiveEntry) bool {
+		return strings.HasSuffix(e.name, ".md") || strings.HasSuffix(e.name, "/document.json")
+	}))
 	return p, nil
 }
 
@@ -255,7 +259,7 @@ func (p *importPlan) checkManifest(ctx context.Context, probs *archiveProblems) 
 		return nil, false
 	}
 	zf.listed = true
-	rc, err := zf.Open()
+	rc, err := zf.Open(p.zip)
 	if err != nil {
 		probs.add("manifest.json", "cannot be read (%v)", err)
 		return nil, false
@@ -356,7 +360,7 @@ func (p *importPlan) checkFile(zf *archiveEntry, want ArchiveFile) string {
 	if zf.size != want.Size {
 		return fmt.Sprintf("%d bytes, but the manifest says %d", zf.size, want.Size)
 	}
-	rc, err := zf.Open()
+	rc, err := zf.Open(p.zip)
 	if err != nil {
 		return fmt.Sprintf("cannot be read (%v)", err)
 	}
@@ -429,7 +433,7 @@ func (p *importPlan) readJSON(name string, v any, probs *archiveProblems) bool {
 		probs.add(name, "missing from the archive")
 		return false
 	}
-	rc, err := zf.Open()
+	rc, err := zf.Open(p.zip)
 	if err != nil {
 		probs.add(name, "cannot be read (%v)", err)
 		return false
@@ -451,7 +455,7 @@ func (p *importPlan) readJSON(name string, v any, probs *archiveProblems) bool {
 // readLines calls fn with each line of a JSON-lines file, decoded strictly into a fresh T,
 // and its line number; it stops at the first line fn returns false for.
 func readLines[T any](p *importPlan, zf *archiveEntry, fn func(line int, v T) bool) error {
-	rc, err := zf.Open()
+	rc, err := zf.Open(p.zip)
 	if err != nil {
 		return err
 	}

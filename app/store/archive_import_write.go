@@ -306,7 +306,7 @@ func (s *Store) storeAssetFiles(p *importPlan, id func(string) string) (stored [
 		}
 	}()
 	for _, a := range p.assets {
-		data, err := readAll(p.files.get("assets/" + a.SHA256))
+		data, err := readAll(p.zip, p.files.get("assets/"+a.SHA256))
 		if err != nil {
 			return stored, fmt.Errorf("store: import asset %s: %w", a.ID, err)
 		}
@@ -340,8 +340,8 @@ func (s *Store) removeAssetFiles(stored []storedAsset) {
 	}
 }
 
-func readAll(zf *archiveEntry) ([]byte, error) {
-	rc, err := zf.Open()
+func readAll(r io.ReaderAt, zf *archiveEntry) ([]byte, error) {
+	rc, err := zf.Open(r)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,8 @@ import (
 // An import reads a zip's central directory into archiveEntry values of its own rather than
 // through archive/zip, whose Reader keeps a File of about 300 bytes for every file: a
 // 100,000-document archive has half a million files, and their directory was most of an
-// import's memory. An entry is its name and where its bytes are (about 60 bytes and the name).
+// import's memory. An entry is its name and where its bytes are (48 bytes, and the name in a
+// shared block).
 // Stored and deflated files are read, zip64 included (the exporter writes zip64 records past
 // 65,535 files); encrypted files and archives split over several disks are refused. Each file's
 // size and CRC-32 are checked as it is read.
@@ -31,7 +32,6 @@ type archiveEntry struct {
 	method uint16
 	// listed is set by the import when the manifest lists the file.
 	listed bool
-	r      io.ReaderAt
 }
 
 // nameBlock is the size of the blocks the names of a zip's files are copied into: one
@@ -124,7 +124,7 @@ func readZipDirectory(r io.ReaderAt, size int64, fn func(*archiveEntry)) error {
 		}
 		flags := le.Uint16(head[8:])
 		*e = archiveEntry{method: le.Uint16(head[10:]), crc: le.Uint32(head[16:]),
-			csize: int64(le.Uint32(head[20:])), size: int64(le.Uint32(head[24:])), offset: int64(le.Uint32(head[42:])), r: r}
+			csize: int64(le.Uint32(head[20:])), size: int64(le.Uint32(head[24:])), offset: int64(le.Uint32(head[42:]))}
 		nameLen, extraLen, commentLen := int(le.Uint16(head[28:])), int(le.Uint16(head[30:])), int(le.Uint16(head[32:]))
 		rest = slices.Grow(rest[:0], nameLen+extraLen+commentLen)[:nameLen+extraLen+commentLen]
 		if err := br.full(rest); err != nil {
@@ -195,11 +195,11 @@ func (b *byteReader) full(p []byte) error {
 	return nil
 }
 
-// Open returns a reader of the file's bytes, which fails at the end if they are not as many
+// Open returns a reader of the file's bytes in the zip r, which fails at the end if they are not as many
 // as the directory says or their CRC-32 differs.
-func (e *archiveEntry) Open() (io.ReadCloser, error) {
+func (e *archiveEntry) Open(r io.ReaderAt) (io.ReadCloser, error) {
 	var local [localLen]byte
-	if _, err := e.r.ReadAt(local[:], e.offset); err != nil {
+	if _, err := r.ReadAt(local[:], e.offset); err != nil {
 		return nil, fmt.Errorf("%s: %w", e.name, err)
 	}
 	le := binary.LittleEndian
@@ -207,7 +207,7 @@ func (e *archiveEntry) Open() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%s: no local file header where the directory says", e.name)
 	}
 	start := e.offset + localLen + int64(le.Uint16(local[26:])) + int64(le.Uint16(local[28:]))
-	data := io.NewSectionReader(e.r, start, e.csize)
+	data := io.NewSectionReader(r, start, e.csize)
 	var rc io.ReadCloser
 	switch e.method {
 	case 0:
