@@ -26,6 +26,9 @@ func (b *bench) runExport() error {
 	if b.quick {
 		n = 5_000
 	}
+	if b.archiveDocs > 0 {
+		n = b.archiveDocs
+	}
 	t, err := b.newTarget()
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@
 //	go run ./bench --quick         small sizes, for CI smoke runs
 //	go run ./bench --only create,read --duration 2s
 //	go run ./bench --json          the same rows as JSON
+//	go run ./bench --only export --archive-docs 25000
 //	go run ./bench --only write --cpuprofile cpu.out && go tool pprof -top cpu.out
 //	go run ./bench --only rss --memprofile heap.out && go tool pprof -sample_index=inuse_space -top heap.out
 package main
@@ -38,6 +39,8 @@ type bench struct {
 
 	memprofile  string
 	heapWritten bool
+	// archiveDocs is the size of the export scenario's world (0: its default).
+	archiveDocs int
 }
 
 // writeHeapProfile writes the heap profile --memprofile asked for.
@@ -108,10 +111,11 @@ func run(args []string, stdout io.Writer) int {
 	requestLog := fl.Bool("request-log", true, "keep PocketBase's request log on (its default) for every route, ours and the baselines'")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the run to this file (baselines included: use pprof -focus)")
 	memprofile := fl.String("memprofile", "", "write a heap profile to this file at the rss scenario's peak load (or at the end of the run)")
+	archiveDocs := fl.Int("archive-docs", 0, "documents in the export scenario's world (default 100,000, 5,000 with --quick)")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
-	b := &bench{quick: *quick, dur: *dur, requestLog: *requestLog, url: strings.TrimRight(*url, "/"), key: *key, memprofile: *memprofile}
+	b := &bench{quick: *quick, dur: *dur, requestLog: *requestLog, url: strings.TrimRight(*url, "/"), key: *key, memprofile: *memprofile, archiveDocs: *archiveDocs}
 	if b.dur == 0 {
 		b.dur = 4 * time.Second
 		if b.quick {

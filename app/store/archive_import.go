@@ -106,9 +106,23 @@ type importDoc struct {
 	documentValid bool
 }
 
+// archiveFiles are the files of an archive, sorted by name: half a million entries in a
+// slice rather than in a map of pointers.
+type archiveFiles []archiveEntry
+
+// get is the file of this name, nil when there is none.
+func (f archiveFiles) get(name string) *archiveEntry {
+	i, ok := slices.BinarySearchFunc(f, name, func(e archiveEntry, name string) int { return strings.Compare(e.name, name) })
+	if !ok {
+		return nil
+	}
+	return &f[i]
+}
+
 // importPlan is an archive read and checked by the first pass.
 type importPlan struct {
-	files    map[string]*archiveEntry
+	zip      io.ReaderAt
+	files    archiveFiles
 	manifest ArchiveManifest
 	world    ArchiveWorld
 	members  []ArchiveMember
@@ -142,6 +156,7 @@ func (s *Store) ImportWorld(ctx context.Context, r io.ReaderAt, size int64, mode
 	if err := s.app.DB().NewQuery("SELECT email FROM users WHERE id = {:id}").Bind(dbx.Params{"id": ownerID}).One(&owner); err != nil {
 		return ImportResult{}, fmt.Errorf("store: import: the importing user: %w", notFound(err))
 	}
+	defer limitImportMemory()()
 	plan, err := readArchive(ctx, r, size)
 	if err != nil {
 		return ImportResult{}, err
@@ -161,14 +176,16 @@ func (s *Store) ImportWorld(ctx context.Context, r io.ReaderAt, size int64, mode
 // readArchive is the first pass: it reads and checks the whole archive.
 func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, error) {
 	var probs archiveProblems
-	p := &importPlan{files: map[string]*archiveEntry{}, types: map[string]*ops.ToolType{}, assetTypes: map[string]fileType{},
+	p := &importPlan{zip: r, types: map[string]*ops.ToolType{}, assetTypes: map[string]fileType{},
 		copyBuf: make([]byte, 32<<10), lineBuf: make([]byte, 0, 64<<10)}
-	err := readZipDirectory(r, size, func(e *archiveEntry) {
-		if _, dup := p.files[e.name]; dup {
-			probs.add(e.name, "the archive holds two files of this name")
-			return
+	err := readZipDirectory(r, size, func(e *archiveEntry) { p.files = append(p.files, *e) })
+	slices.SortStableFunc(p.files, func(a, b archiveEntry) int { return strings.Compare(a.name, b.name) })
+	p.files = slices.CompactFunc(p.files, func(a, b archiveEntry) bool {
+		if a.name == b.name {
+			probs.add(a.name, "the archive holds two files of this name")
+			return true
 		}
-		p.files[e.name] = e
+		return false
 	})
 	if err != nil {
 		probs.add("", "not a zip file, or a truncated one (%v)", err)
@@ -191,13 +208,12 @@ func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, e
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
-	// What the second pass does not read goes: between the passes, memory holds one small
-	// entry per document and per file read again.
-	for name := range p.files {
-		if strings.HasSuffix(name, ".md") {
-			delete(p.files, name)
-		}
-	}
+	// What the second pass does not read goes (the Markdown files, and each document.json,
+	// kept in p.docs): between the passes, memory holds one small record per document and
+	// an entry per file read again.
+	p.files = slices.Clone(slices.DeleteFunc(p.files, func(e archiveEntry) bool {
+		return strings.HasSuffix(e.name, ".md") || strings.HasSuffix(e.name, "/document.json")
+	}))
 	return p, nil
 }
 
@@ -208,19 +224,25 @@ func readArchive(ctx context.Context, r io.ReaderAt, size int64) (*importPlan, e
 // time: a big archive's list is never held whole.
 func (p *importPlan) checkManifest(ctx context.Context, probs *archiveProblems) (bad map[string]bool, ok bool) {
 	bad = map[string]bool{}
-	listed := map[string]bool{"manifest.json": true}
+	// A listed file of the archive is marked on its entry; listedAbsent holds the listed
+	// paths the archive does not have, which are problems, so few.
+	listedAbsent := map[string]bool{}
 	check := func(f ArchiveFile) {
-		if listed[f.Path] {
+		zf := p.files.get(f.Path)
+		if zf != nil && zf.listed || zf == nil && listedAbsent[f.Path] {
 			probs.add("manifest.json", "%s is listed twice", f.Path)
 			return
 		}
-		listed[f.Path] = true
+		if zf != nil {
+			zf.listed = true
+		} else {
+			listedAbsent[f.Path] = true
+		}
 		if !knownArchivePath(f.Path) {
 			probs.add(f.Path, "this file has no place in a world archive")
 			bad[f.Path] = true
 			return
 		}
-		zf := p.files[f.Path]
 		if zf == nil {
 			probs.add(f.Path, "listed in the manifest but missing from the archive")
 			bad[f.Path] = true
@@ -231,12 +253,13 @@ func (p *importPlan) checkManifest(ctx context.Context, probs *archiveProblems) 
 			bad[f.Path] = true
 		}
 	}
-	zf := p.files["manifest.json"]
+	zf := p.files.get("manifest.json")
 	if zf == nil {
 		probs.add("manifest.json", "missing from the archive")
 		return nil, false
 	}
-	rc, err := zf.Open()
+	zf.listed = true
+	rc, err := zf.Open(p.zip)
 	if err != nil {
 		probs.add("manifest.json", "cannot be read (%v)", err)
 		return nil, false
@@ -250,10 +273,10 @@ func (p *importPlan) checkManifest(ctx context.Context, probs *archiveProblems) 
 		probs.add("manifest.json", "format %q version %d is not one this server reads (%q version %d)", p.manifest.Format, p.manifest.Version, ArchiveFormat, ArchiveVersion)
 		return nil, false
 	}
-	for name := range p.files {
-		if !listed[name] {
-			probs.add(name, "not listed in the manifest")
-			bad[name] = true
+	for _, e := range p.files {
+		if !e.listed {
+			probs.add(e.name, "not listed in the manifest")
+			bad[e.name] = true
 		}
 	}
 	return bad, true
@@ -337,7 +360,7 @@ func (p *importPlan) checkFile(zf *archiveEntry, want ArchiveFile) string {
 	if zf.size != want.Size {
 		return fmt.Sprintf("%d bytes, but the manifest says %d", zf.size, want.Size)
 	}
-	rc, err := zf.Open()
+	rc, err := zf.Open(p.zip)
 	if err != nil {
 		return fmt.Sprintf("cannot be read (%v)", err)
 	}
@@ -405,12 +428,12 @@ func knownArchivePath(p string) bool {
 
 // readJSON decodes a whole JSON file strictly (unknown fields refused) into v.
 func (p *importPlan) readJSON(name string, v any, probs *archiveProblems) bool {
-	zf := p.files[name]
+	zf := p.files.get(name)
 	if zf == nil {
 		probs.add(name, "missing from the archive")
 		return false
 	}
-	rc, err := zf.Open()
+	rc, err := zf.Open(p.zip)
 	if err != nil {
 		probs.add(name, "cannot be read (%v)", err)
 		return false
@@ -432,7 +455,7 @@ func (p *importPlan) readJSON(name string, v any, probs *archiveProblems) bool {
 // readLines calls fn with each line of a JSON-lines file, decoded strictly into a fresh T,
 // and its line number; it stops at the first line fn returns false for.
 func readLines[T any](p *importPlan, zf *archiveEntry, fn func(line int, v T) bool) error {
-	rc, err := zf.Open()
+	rc, err := zf.Open(p.zip)
 	if err != nil {
 		return err
 	}
@@ -647,7 +670,7 @@ func (p *importPlan) checkAssets(read func(string, any) bool, probs *archiveProb
 		checkName(probs, "assets.json", "name", a.Name, false)
 		checkTimes(probs, "assets.json", a.Created)
 		file := "assets/" + a.SHA256
-		zf := p.files[file]
+		zf := p.files.get(file)
 		switch {
 		case a.Kind != AssetImage && a.Kind != AssetModel:
 			probs.add("assets.json", "the asset %s is of the kind %q (%q or %q)", a.ID, a.Kind, AssetImage, AssetModel)
@@ -667,7 +690,8 @@ func (p *importPlan) checkAssets(read func(string, any) bool, probs *archiveProb
 func (p *importPlan) checkDocuments(ctx context.Context, bad map[string]bool, eras map[string]bool, probs *archiveProblems) {
 	folders := map[string]*importDoc{}
 	var order []string
-	for name := range p.files {
+	for _, e := range p.files {
+		name := e.name
 		rest, ok := strings.CutPrefix(name, "documents/")
 		if !ok || bad[name] {
 			continue
@@ -809,7 +833,7 @@ func (p *importPlan) checkDocumentFiles(d *importDoc, bad map[string]bool, eras 
 	if d.ops && !bad[dir+"ops.jsonl"] {
 		supported := p.supportedOps(d.DocumentType)
 		last := map[string]int64{}
-		err := readLines(p, p.files[dir+"ops.jsonl"], func(n int, o ArchiveOp) bool {
+		err := readLines(p, p.files.get(dir+"ops.jsonl"), func(n int, o ArchiveOp) bool {
 			p.counts.Ops++
 			if !stateEras[o.Era] {
 				probs.add(dir+"ops.jsonl", "line %d is of the era %q, in which the document has no state", n, o.Era)
@@ -839,7 +863,7 @@ func (p *importPlan) checkDocumentFiles(d *importDoc, bad map[string]bool, eras 
 	}
 	if d.snaps && !bad[dir+"snapshots.jsonl"] {
 		last := map[string]int64{}
-		err := readLines(p, p.files[dir+"snapshots.jsonl"], func(n int, sn ArchiveSnapshot) bool {
+		err := readLines(p, p.files.get(dir+"snapshots.jsonl"), func(n int, sn ArchiveSnapshot) bool {
 			p.counts.Snapshots++
 			if !stateEras[sn.Era] {
 				probs.add(dir+"snapshots.jsonl", "line %d is of the era %q, in which the document has no state", n, sn.Era)

@@ -8,27 +8,35 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 )
 
 // An import reads a zip's central directory into archiveEntry values of its own rather than
 // through archive/zip, whose Reader keeps a File of about 300 bytes for every file: a
 // 100,000-document archive has half a million files, and their directory was most of an
-// import's memory. An entry is its name and where its bytes are (about 60 bytes and the name).
+// import's memory. An entry is its name and where its bytes are (48 bytes, and the name in a
+// shared block).
 // Stored and deflated files are read, zip64 included (the exporter writes zip64 records past
 // 65,535 files); encrypted files and archives split over several disks are refused. Each file's
 // size and CRC-32 are checked as it is read.
 
 // archiveEntry is one file of a zip.
 type archiveEntry struct {
-	name   string
-	offset int64 // of its local header
-	csize  int64 // compressed
-	size   int64 // uncompressed
+	name   string // a slice of a shared block of names
+	offset int64  // of its local header
+	csize  int64  // compressed
+	size   int64  // uncompressed
 	crc    uint32
 	method uint16
-	r      io.ReaderAt
+	// listed is set by the import when the manifest lists the file.
+	listed bool
 }
+
+// nameBlock is the size of the blocks the names of a zip's files are copied into: one
+// allocation per block instead of one per name.
+const nameBlock = 1 << 20
 
 var errNotZip = errors.New("not a zip file")
 
@@ -46,7 +54,7 @@ const (
 )
 
 // readZipDirectory calls fn with each file of the zip held by r (size bytes), in the order
-// of its central directory.
+// of its central directory. The entry fn is given is reused for the next file: fn copies it.
 func readZipDirectory(r io.ReaderAt, size int64, fn func(*archiveEntry)) error {
 	// The end of central directory record: the last signature in the final 64 KiB.
 	tail := min(size, maxEOCDSearch)
@@ -104,6 +112,9 @@ func readZipDirectory(r io.ReaderAt, size int64, fn func(*archiveEntry)) error {
 	dir := io.NewSectionReader(r, int64(dirOffset), int64(dirSize))
 	br := newByteReader(dir)
 	head := make([]byte, centralLen)
+	var rest []byte
+	var names strings.Builder
+	e := new(archiveEntry)
 	for n := uint64(0); n < entries; n++ {
 		if err := br.full(head); err != nil {
 			return fmt.Errorf("%w: central directory entry %d: %v", errNotZip, n, err)
@@ -112,14 +123,22 @@ func readZipDirectory(r io.ReaderAt, size int64, fn func(*archiveEntry)) error {
 			return fmt.Errorf("%w: central directory entry %d has no signature", errNotZip, n)
 		}
 		flags := le.Uint16(head[8:])
-		e := &archiveEntry{method: le.Uint16(head[10:]), crc: le.Uint32(head[16:]),
-			csize: int64(le.Uint32(head[20:])), size: int64(le.Uint32(head[24:])), offset: int64(le.Uint32(head[42:])), r: r}
+		*e = archiveEntry{method: le.Uint16(head[10:]), crc: le.Uint32(head[16:]),
+			csize: int64(le.Uint32(head[20:])), size: int64(le.Uint32(head[24:])), offset: int64(le.Uint32(head[42:]))}
 		nameLen, extraLen, commentLen := int(le.Uint16(head[28:])), int(le.Uint16(head[30:])), int(le.Uint16(head[32:]))
-		rest := make([]byte, nameLen+extraLen+commentLen)
+		rest = slices.Grow(rest[:0], nameLen+extraLen+commentLen)[:nameLen+extraLen+commentLen]
 		if err := br.full(rest); err != nil {
 			return fmt.Errorf("%w: central directory entry %d: %v", errNotZip, n, err)
 		}
-		e.name = string(rest[:nameLen])
+		// A Builder never changes the bytes it has handed out, so each name is a slice of
+		// the block's string; a full block is left to the names in it.
+		if names.Cap()-names.Len() < nameLen {
+			names = strings.Builder{}
+			names.Grow(max(nameBlock, nameLen))
+		}
+		start := names.Len()
+		names.Write(rest[:nameLen])
+		e.name = names.String()[start:]
 		if flags&1 != 0 {
 			return fmt.Errorf("%s is encrypted", e.name)
 		}
@@ -176,11 +195,11 @@ func (b *byteReader) full(p []byte) error {
 	return nil
 }
 
-// Open returns a reader of the file's bytes, which fails at the end if they are not as many
+// Open returns a reader of the file's bytes in the zip r, which fails at the end if they are not as many
 // as the directory says or their CRC-32 differs.
-func (e *archiveEntry) Open() (io.ReadCloser, error) {
+func (e *archiveEntry) Open(r io.ReaderAt) (io.ReadCloser, error) {
 	var local [localLen]byte
-	if _, err := e.r.ReadAt(local[:], e.offset); err != nil {
+	if _, err := r.ReadAt(local[:], e.offset); err != nil {
 		return nil, fmt.Errorf("%s: %w", e.name, err)
 	}
 	le := binary.LittleEndian
@@ -188,7 +207,7 @@ func (e *archiveEntry) Open() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("%s: no local file header where the directory says", e.name)
 	}
 	start := e.offset + localLen + int64(le.Uint16(local[26:])) + int64(le.Uint16(local[28:]))
-	data := io.NewSectionReader(e.r, start, e.csize)
+	data := io.NewSectionReader(r, start, e.csize)
 	var rc io.ReadCloser
 	switch e.method {
 	case 0:

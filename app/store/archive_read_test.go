@@ -31,7 +31,7 @@ func readEntries(t *testing.T, data []byte) (map[string]string, error) {
 	out := map[string]string{}
 	var readErr error
 	err := readZipDirectory(bytes.NewReader(data), int64(len(data)), func(e *archiveEntry) {
-		rc, err := e.Open()
+		rc, err := e.Open(bytes.NewReader(data))
 		if err != nil {
 			readErr = err
 			return
