@@ -23,9 +23,12 @@ const childEnv = "LWBENCH_WATCHERS"
 // watcherChild is what a child process opens: N streams of our documents (Paths, used in
 // turn) or of PocketBase realtime (Topic).
 type watcherChild struct {
-	URL   string
-	Kind  string // "ours" or "pb"
-	Auth  string // API key (ours) or PocketBase auth token (pb)
+	URL  string
+	Kind string // "ours" or "pb"
+	Auth string // API key (ours) or PocketBase auth token (pb)
+	// Auths, when set (ours), are the API keys the streams take turns with: one user may
+	// hold only live.MaxStreamsPerUser streams.
+	Auths []string
 	Paths []string
 	Topic string
 	N     int
@@ -45,7 +48,11 @@ func runChild(cfg string) {
 		if c.Kind == "pb" {
 			return openPB(hc, c.URL, c.Auth, c.Topic)
 		}
-		return openOurs(hc, c.URL, c.Auth, c.Paths[i%len(c.Paths)])
+		key := c.Auth
+		if len(c.Auths) > 0 {
+			key = c.Auths[i%len(c.Auths)]
+		}
+		return openOurs(hc, c.URL, key, c.Paths[i%len(c.Paths)])
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "watcher child:", err)

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/loreweave/loreweave/app/live"
 )
 
 // runRSS: peak resident memory of the server with 10,000 documents in 100 worlds and 1,000
@@ -83,8 +85,30 @@ func (b *bench) runRSS() error {
 	for i, tg := range targets {
 		paths[i] = "/api/v1/worlds/" + tg.world + "/documents/" + tg.doc + "/events"
 	}
-	logf("rss: opening %d watchers", watchers)
-	child, err := spawnWatchers(watcherChild{URL: t.c.base, Kind: "ours", Auth: t.key, Paths: paths, N: watchers})
+	// One user may hold only live.MaxStreamsPerUser streams: the watchers are readers of their
+	// own (watcher i is user i mod len(keys), a viewer of the world it watches), as a
+	// thousand people watching would be.
+	perUser := live.MaxStreamsPerUser - 10
+	keys := make([]string, (watchers+perUser-1)/perUser)
+	users := make([]benchUser, len(keys))
+	for i := range keys {
+		if users[i], err = t.srv.newUser(fmt.Sprintf("watcher%d", i)); err != nil {
+			return err
+		}
+		keys[i] = users[i].Key
+	}
+	member := map[[2]string]bool{}
+	for i := range watchers {
+		u, w := users[i%len(users)].ID, targets[i%len(targets)].world
+		if !member[[2]string{u, w}] {
+			member[[2]string{u, w}] = true
+			if _, err := t.srv.LW.Store.AddMember(w, u, "viewer"); err != nil {
+				return err
+			}
+		}
+	}
+	logf("rss: opening %d watchers (%d users)", watchers, len(keys))
+	child, err := spawnWatchers(watcherChild{URL: t.c.base, Kind: "ours", Auths: keys, Paths: paths, N: watchers})
 	if err != nil {
 		return err
 	}
