@@ -300,7 +300,9 @@ func TestBrowserToolEditorChecksAndValues(t *testing.T) {
 	}
 
 	// A project of the tool's app kind, created elsewhere, appears on the world page with a
-	// link to its page.
+	// link to its page. (Leaving while a write is unanswered asks first, and a dialog would
+	// hold the navigation: wait for the page to say everything is saved.)
+	waitJS(t, ctx, "all saved", `document.querySelector('[data-save-status]').textContent === "All changes saved"`)
 	do(t, ctx, chromedp.Navigate(s.URL+"/w/"+w.Slug), chromedp.WaitVisible(chromedp.CSS(`#documents`)))
 	streamOpen(t, ctx)
 	board := project(t, w, "Quests of the Tide", "quest-board")
