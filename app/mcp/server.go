@@ -132,7 +132,8 @@ func (s *Server) Start() error {
 			apierr.Write(w, r, nil, ratelimit.Error(wait))
 			return
 		}
-		if err := checkBody(r, maxBody); err != nil {
+		body, _ := r.Context().Value(bodyKey{}).([]byte)
+		if err := checkBody(body); err != nil {
 			apierr.Write(w, r, nil, err)
 			return
 		}
@@ -146,7 +147,6 @@ func (s *Server) Start() error {
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		ctx, done := s.track(r)
 		defer done()
-		body, _ := r.Context().Value(bodyKey{}).([]byte)
 		probe := &lostSession{ResponseWriter: w}
 		streamable.ServeHTTP(probe, r.WithContext(ctx))
 		if probe.lost && body != nil {
@@ -194,18 +194,13 @@ const instructions = "Loreweave holds storytelling worlds. A world has documents
 // maxBody is the largest MCP request body.
 const maxBody = 2 << 20
 
-// checkBody holds an MCP request's JSON to the rules of the REST API's bodies
-// (apierr.DecodeJSON): UTF-8 without lone surrogate escapes, no duplicate members. The SDK
-// decodes it with encoding/json, which would let both through. A body over limit is left to
-// the SDK, which refuses it.
-func checkBody(r *http.Request, limit int64) error {
-	if r.Method != http.MethodPost || r.Body == nil {
+// checkBody holds an MCP request's JSON (its body as readBody read it; nil for a request
+// without one or over the limit, which the SDK answers as it does) to the rules of the REST
+// API's bodies (apierr.DecodeJSON): UTF-8 without lone surrogate escapes, no duplicate
+// members. The SDK decodes it with encoding/json, which would let both through.
+func checkBody(data []byte) error {
+	if data == nil {
 		return nil
-	}
-	data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(data), r.Body))
-	if err != nil || int64(len(data)) > limit {
-		return nil // the SDK answers these as it does
 	}
 	if problem := ops.CheckJSONText(data); problem != "" {
 		return apierr.New(http.StatusBadRequest, "malformed_json", "%s", problem)
