@@ -77,7 +77,7 @@ func (c *opCtx) strictParams(dst any) error {
 			if field == "" {
 				field = "op"
 			}
-			e := fieldError(field, "%s: %q must be %s, not %s", c.name, field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+			e := fieldError(field, "%s: %q must be %s, not %s", c.name, field, JSONKind(typeErr.Type.Kind().String()), typeErr.Value)
 			e.Path = PathAt(c.raw, typeErr.Offset)
 			return e
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -90,7 +90,9 @@ func (c *opCtx) strictParams(dst any) error {
 	return nil
 }
 
-func jsonKind(goKind string) string {
+// JSONKind names a Go kind (reflect.Kind.String) as JSON calls a value of it, with its
+// article: "a string", "an array"…
+func JSONKind(goKind string) string {
 	switch goKind {
 	case "string":
 		return "a string"

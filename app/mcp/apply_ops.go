@@ -120,28 +120,12 @@ func strictArgs(args json.RawMessage, dst any) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &te):
-		return apierr.Field(te.Field, "%q must be a JSON %s", te.Field, jsonKind(te.Type.Kind().String()))
+		return apierr.Field(te.Field, "%q must be %s", te.Field, ops.JSONKind(te.Type.Kind().String()))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return apierr.Field(name, "unknown argument %q", name)
 	default:
 		return apierr.Field("arguments", "the arguments are not a JSON object: %v", err)
-	}
-}
-
-// jsonKind names a Go kind as JSON calls it.
-func jsonKind(kind string) string {
-	switch kind {
-	case "string":
-		return "string"
-	case "slice":
-		return "array"
-	case "struct", "map":
-		return "object"
-	case "bool":
-		return "boolean"
-	default:
-		return "number"
 	}
 }
 
