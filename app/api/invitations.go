@@ -24,7 +24,8 @@ type InvitationJSON struct {
 	Expires     string `json:"expires"`
 }
 
-func invitationJSON(i store.Invitation) InvitationJSON {
+// InvitationJSONOf is an invitation as the API answers it (MCP's invite_member too).
+func InvitationJSONOf(i store.Invitation) InvitationJSON {
 	return InvitationJSON{ID: i.ID, WorldID: i.WorldID, WorldName: i.WorldName, Email: i.Email, Role: i.Role,
 		InvitedBy: i.InvitedBy, InviterName: i.InviterName, Created: apiTime(i.Created), Expires: apiTime(i.Expires)}
 }
@@ -66,7 +67,7 @@ func (a *API) invite(e *core.RequestEvent) error {
 	if created {
 		status = http.StatusCreated
 	}
-	return e.JSON(status, invitationJSON(inv))
+	return e.JSON(status, InvitationJSONOf(inv))
 }
 
 func (a *API) listWorldInvitations(e *core.RequestEvent) error {
@@ -84,7 +85,7 @@ func (a *API) listWorldInvitations(e *core.RequestEvent) error {
 	}
 	items := make([]InvitationJSON, len(rows))
 	for i, r := range rows {
-		items[i] = invitationJSON(r)
+		items[i] = InvitationJSONOf(r)
 	}
 	return e.JSON(http.StatusOK, list(items, pg, total))
 }
@@ -127,7 +128,7 @@ func (a *API) myInvitations(e *core.RequestEvent) error {
 	}
 	items := make([]InvitationJSON, len(rows))
 	for i, r := range rows {
-		items[i] = invitationJSON(r)
+		items[i] = InvitationJSONOf(r)
 	}
 	return e.JSON(http.StatusOK, list(items, pg, total))
 }
@@ -170,6 +171,3 @@ func (a *API) declineInvitation(e *core.RequestEvent) error {
 	}
 	return e.NoContent(http.StatusNoContent)
 }
-
-// InvitationJSONOf is an invitation as the API answers it (MCP's invite_member too).
-func InvitationJSONOf(i store.Invitation) InvitationJSON { return invitationJSON(i) }

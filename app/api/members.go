@@ -19,12 +19,13 @@ type MemberJSON struct {
 	Created string `json:"created"`
 }
 
-func memberJSON(m store.Member) MemberJSON {
+// MemberJSONOf is a member as the API answers it (MCP's list_members too).
+func MemberJSONOf(m store.Member) MemberJSON {
 	return MemberJSON{UserID: m.UserID, Email: m.Email, Name: m.Name, Role: m.Role, Created: apiTime(m.Created)}
 }
 
 func (a *API) listMembers(e *core.RequestEvent) error {
-	return worldList(a, e, a.Store.Members, memberJSON)
+	return worldList(a, e, a.Store.Members, MemberJSONOf)
 }
 
 func (a *API) removeMember(e *core.RequestEvent) error {
@@ -82,8 +83,5 @@ func (a *API) changeMember(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	return e.JSON(http.StatusOK, memberJSON(m))
+	return e.JSON(http.StatusOK, MemberJSONOf(m))
 }
-
-// MemberJSONOf is a member as the API answers it (MCP's list_members too).
-func MemberJSONOf(m store.Member) MemberJSON { return memberJSON(m) }
