@@ -82,10 +82,6 @@ func (s *Server) applyOps(req *sdk.CallToolRequest) (*opsResultJSON, store.Docum
 	}
 	d, _, err := s.document(req, in.WorldID, in.DocumentID, in.Era, auth.EditContent)
 	if err != nil {
-		var te toolError
-		if errors.As(err, &te) {
-			return nil, store.Document{}, te.e
-		}
 		return nil, store.Document{}, err
 	}
 	p, _ := principal(req)

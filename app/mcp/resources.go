@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -116,11 +115,7 @@ func (s *Server) resourceDocument(req sdk.Request, uri string) (store.Document, 
 // resourceError is a JSON-RPC error for a resource request: not found as MCP says (-32002),
 // anything else with Loreweave's error object as its data.
 func resourceError(uri string, err error) error {
-	var te toolError
 	e := apierr.From(err)
-	if errors.As(err, &te) {
-		e = te.e
-	}
 	if e.Status == http.StatusNotFound {
 		return sdk.ResourceNotFoundError(uri)
 	}

@@ -27,6 +27,9 @@ func (t toolError) Error() string {
 	return string(b)
 }
 
+// Unwrap lets apierr.From (and errors.As) see the error a tool failure carries.
+func (t toolError) Unwrap() error { return t.e }
+
 func fail(err error) error { return toolError{apierr.From(err)} }
 
 // principal is the caller the bearer middleware authenticated.
