@@ -48,6 +48,8 @@ type commitJob struct {
 // a statement journal to undo one statement alone.
 type statements struct {
 	docExists, updateState, insertState, insertOp, insertOutbox *sql.Stmt
+	// document create (see Store.CreateDocument) and the world event it counts
+	insertDocument, countWorldEvent, insertWorldOutbox *sql.Stmt
 	// the backlinks table (see links.go)
 	deleteLinks, insertLink *sql.Stmt
 	// the op log's bound (see writeTx.appendOp)
@@ -74,6 +76,9 @@ func prepare(db *sql.DB) (*statements, error) {
 		{&st.insertSnapshot, "INSERT OR REPLACE INTO document_snapshots (document, era, version, data, created) VALUES (?, ?, ?, ?, ?)"},
 		{&st.trimSnapshots, "DELETE FROM document_snapshots WHERE document = ? AND era = ? AND version < ?"},
 		{&st.insertOutbox, "INSERT OR FAIL INTO outbox (kind, world, document, era, subject, created) VALUES (?, ?, ?, ?, ?, ?)"},
+		{&st.insertDocument, "INSERT OR FAIL INTO documents (id, world, name, documentType, parent, era, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"},
+		{&st.countWorldEvent, "INSERT INTO world_event_seqs (world, seq) VALUES (?, 1) ON CONFLICT (world) DO UPDATE SET seq = seq + 1 RETURNING seq"},
+		{&st.insertWorldOutbox, "INSERT OR FAIL INTO outbox (kind, world, document, era, subject, created, worldSeq) VALUES (?, ?, ?, ?, ?, ?, ?)"},
 	} {
 		s, err := db.Prepare(p.sql)
 		if err != nil {
@@ -85,7 +90,7 @@ func prepare(db *sql.DB) (*statements, error) {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.docExists, st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.opTotal, st.opsAfter, st.trimOps, st.deleteLinks, st.insertLink, st.insertSnapshot, st.trimSnapshots} {
+	for _, s := range []*sql.Stmt{st.docExists, st.updateState, st.insertState, st.insertOp, st.insertOutbox, st.insertDocument, st.countWorldEvent, st.insertWorldOutbox, st.opTotal, st.opsAfter, st.trimOps, st.deleteLinks, st.insertLink, st.insertSnapshot, st.trimSnapshots} {
 		if s != nil {
 			_ = s.Close()
 		}
@@ -124,6 +129,20 @@ func (w *writeTx) documentExists(id string) error {
 // outbox appends one change row and returns its sequence.
 func (w *writeTx) outbox(kind, world, document, era, subject string) (int64, error) {
 	res, err := w.exec(w.st.insertOutbox, kind, world, document, era, subject, now())
+	if err != nil {
+		return 0, fmt.Errorf("store: write outbox %s: %w", kind, err)
+	}
+	return res.LastInsertId()
+}
+
+// worldOutbox appends one change row that its world's event stream relays, numbered among
+// the world's events (as WriteOutbox does), and returns its sequence.
+func (w *writeTx) worldOutbox(kind, world, document, era, subject string) (int64, error) {
+	var worldSeq int64
+	if err := w.tx.Stmt(w.st.countWorldEvent).QueryRow(world).Scan(&worldSeq); err != nil {
+		return 0, fmt.Errorf("store: count world event %s: %w", kind, err)
+	}
+	res, err := w.exec(w.st.insertWorldOutbox, kind, world, document, era, subject, now(), worldSeq)
 	if err != nil {
 		return 0, fmt.Errorf("store: write outbox %s: %w", kind, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/pocketbase/dbx"
-	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/ops"
@@ -78,16 +77,15 @@ func (s *Store) CreateDocument(worldID, eraID, name, docType, parentID string, a
 	d := Document{ID: newID(), WorldID: worldID, Name: name, DocumentType: docType, ParentID: parentID, EraID: eraID}
 	d.Created = now()
 	d.Updated = d.Created
+	// Through the committer, so that creates share transactions with each other and with
+	// content writes instead of taking the write connection one by one.
 	var seq int64
-	err = s.app.RunInTransaction(func(tx core.App) error {
-		if _, err := tx.DB().NewQuery(`INSERT INTO documents (id, world, name, documentType, parent, era, created, updated)
-			VALUES ({:id}, {:world}, {:name}, {:type}, {:parent}, {:era}, {:t}, {:t})`).
-			Bind(dbx.Params{"id": d.ID, "world": worldID, "name": name, "type": docType, "parent": parentID, "era": eraID, "t": d.Created}).
-			Execute(); err != nil {
+	err = s.commits.do(func(w *writeTx) error {
+		if _, err := w.exec(w.st.insertDocument, d.ID, worldID, name, docType, parentID, eraID, d.Created, d.Created); err != nil {
 			return err
 		}
 		var err error
-		seq, err = WriteOutbox(tx.DB(), "document.created", worldID, d.ID, eraID, "")
+		seq, err = w.worldOutbox("document.created", worldID, d.ID, eraID, "")
 		return err
 	})
 	if err != nil {

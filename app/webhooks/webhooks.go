@@ -193,15 +193,15 @@ func (s *Service) dispatchLoop(ctx context.Context) {
 	defer t.Stop()
 	for {
 		for {
-			n, err := s.dispatch()
+			n, queued, err := s.dispatch()
 			if err != nil {
 				if ctx.Err() == nil {
 					s.Store.App().Logger().Warn("webhooks: dispatch", "error", err.Error())
 				}
 				break
 			}
-			if n > 0 {
-				s.wake()
+			if queued {
+				s.wake() // the sender has work only when deliveries were queued
 			}
 			if n < dispatchBatch {
 				break
@@ -217,22 +217,22 @@ func (s *Service) dispatchLoop(ctx context.Context) {
 }
 
 // dispatch hands the next batch of outbox rows to the webhooks that want them and returns
-// how many rows it read.
-func (s *Service) dispatch() (int, error) {
+// how many rows it read and whether it queued deliveries.
+func (s *Service) dispatch() (int, bool, error) {
 	if !s.loaded {
 		saved, err := s.Store.WebhookCursor()
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		s.saved, s.pos, s.savedAt, s.loaded = saved, saved, time.Now(), true
 	}
 	rows, err := s.Store.OutboxSince(s.pos, dispatchBatch)
 	if err != nil || len(rows) == 0 {
-		return 0, err
+		return 0, false, err
 	}
 	hooks, err := s.Store.EnabledWebhooks()
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	byWorld := map[string][]store.Webhook{}
 	for _, h := range hooks {
@@ -249,7 +249,7 @@ func (s *Service) dispatch() (int, error) {
 			d := store.Delivery{ID: store.NewDeliveryID(), WebhookID: h.ID, Seq: r.Seq, Kind: r.Kind}
 			body, err := json.Marshal(s.payload(d.ID, r))
 			if err != nil {
-				return 0, err
+				return 0, false, err
 			}
 			d.Payload = string(body)
 			ds = append(ds, d)
@@ -258,14 +258,14 @@ func (s *Service) dispatch() (int, error) {
 	last := rows[len(rows)-1].Seq
 	if len(ds) == 0 && time.Since(s.savedAt) < cursorSaveEvery {
 		s.pos = last
-		return len(rows), nil
+		return len(rows), false, nil
 	}
 	if err := s.Store.EnqueueDeliveries(s.saved, last, ds); err != nil {
 		s.loaded = false // read the stored cursor again
-		return 0, err
+		return 0, false, err
 	}
 	s.saved, s.pos, s.savedAt = last, last, time.Now()
-	return len(rows), nil
+	return len(rows), len(ds) > 0, nil
 }
 
 // Payload is the JSON body of a delivery.
