@@ -35,7 +35,7 @@ type API struct {
 	KeyLimit, IPLimit *ratelimit.Limiter
 
 	running runningKeys // idempotency keys whose first request is running
-	turns   turns       // of the expensive routes (see admission.go)
+	turns   turns       // of turnRoutes (see admission.go)
 }
 
 // Route is one /api/v1 route: the whole URL surface is the Routes table below.
@@ -116,16 +116,13 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 	a.turns = newTurns()
 	for _, rt := range Routes {
 		h := rt.handler
-		expensive := expensiveRoutes[rt.Method+" "+rt.Path]
+		takesTurn := turnRoutes[rt.Method+" "+rt.Path]
 		route := g.Route(rt.Method, rt.Path, handle(func(e *core.RequestEvent) error {
 			if err := checkEra(e); err != nil {
 				return err
 			}
-			if expensive {
-				if err := a.turns.take(e); err != nil {
-					return err
-				}
-				defer a.turns.give()
+			if takesTurn {
+				return a.turns.run(e, func(e *core.RequestEvent) error { return h(a, e) })
 			}
 			return h(a, e)
 		}))
