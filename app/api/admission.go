@@ -43,10 +43,13 @@ func (t turns) run(e *core.RequestEvent, h func(e *core.RequestEvent) error) err
 	}
 	w := e.Response
 	buf := &bufferedResponse{header: w.Header()}
-	e.Response = buf
-	err := h(e)
-	e.Response = w
-	<-t
+	err := func() error {
+		// Given back even if h panics (PocketBase recovers from it): a turn lost for good
+		// would stop every read.
+		defer func() { e.Response = w; <-t }()
+		e.Response = buf
+		return h(e)
+	}()
 	if buf.status != 0 || buf.body.Len() > 0 {
 		w.WriteHeader(max(buf.status, http.StatusOK))
 		_, _ = w.Write(buf.body.Bytes()) // the client went away: nothing left to tell it

@@ -54,3 +54,16 @@ func TestTurnWaitEndsWithTheRequest(t *testing.T) {
 		t.Fatalf("err %v, ran %v", err, ran)
 	}
 }
+
+// A handler that panics gives its turn back.
+func TestTurnGivenBackOnPanic(t *testing.T) {
+	ts := make(turns, 1)
+	e, rec := turnEvent(context.Background())
+	func() {
+		defer func() { _ = recover() }()
+		_ = ts.run(e, func(*core.RequestEvent) error { panic("boom") })
+	}()
+	if len(ts) != 0 || e.Response != rec {
+		t.Fatalf("turns held %d, response put back %v", len(ts), e.Response == rec)
+	}
+}
