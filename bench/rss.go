@@ -177,8 +177,8 @@ func (b *bench) runRSS() error {
 	// Go runtime (SQLite's page caches: modernc allocates them itself), or file-backed
 	// (Bleve's memory-mapped segments).
 	const mib = 1 << 20
-	where := fmt.Sprintf("at the end of the load the server's RSS was %.0f MiB anonymous + %.0f MiB file-backed (mapped index segments); Go heap in use %.0f MiB (%.0f MiB held from the OS), stacks %.0f MiB, %d goroutines, next GC at %.0f MiB",
-		st.AnonKiB/1024, st.FileKiB/1024, float64(st.HeapInuse)/mib, float64(st.HeapHeld)/mib, float64(st.StackInuse)/mib, st.Goroutines, float64(st.NextGC)/mib)
+	where := fmt.Sprintf("idle was %.0f MiB anonymous + %.0f MiB file-backed (the binary); at the end of the load the server's RSS was %.0f MiB anonymous + %.0f MiB file-backed (the binary and mapped index segments); the Go runtime held %.0f MiB of it (heap in use %.0f MiB of %.0f held, stacks %.0f MiB, %d goroutines, next GC at %.0f MiB), the rest of the anonymous memory (%.0f MiB) is outside Go's (SQLite's page caches)",
+		srv.ready.IdleAnonKiB/1024, srv.ready.IdleFileKiB/1024, st.AnonKiB/1024, st.FileKiB/1024, float64(st.GoHeld)/mib, float64(st.HeapInuse)/mib, float64(st.HeapHeld)/mib, float64(st.StackInuse)/mib, st.Goroutines, float64(st.NextGC)/mib, st.AnonKiB/1024-float64(st.GoHeld)/mib)
 	var byPhase []string
 	for _, p := range phases {
 		byPhase = append(byPhase, fmt.Sprintf("%s %.0f MiB", p, phasePeak[p]/1024))
@@ -215,6 +215,8 @@ type serverChildReady struct {
 	Keys          []string // the users' API keys, in order
 	Worlds        []string // world ids, in order
 	IdleKiB       float64
+	// IdleAnonKiB and IdleFileKiB split IdleKiB as serverStats does.
+	IdleAnonKiB, IdleFileKiB float64
 }
 
 // serverStats is the child's answer to "stats": where its memory is.
@@ -222,6 +224,7 @@ type serverStats struct {
 	AnonKiB, FileKiB float64
 	HeapInuse        uint64
 	HeapHeld         uint64 // HeapSys - HeapReleased
+	GoHeld           uint64 // all the Go runtime holds from the OS: Sys - HeapReleased
 	StackInuse       uint64
 	NextGC           uint64
 	Goroutines       int
@@ -277,6 +280,8 @@ func runServerChild(cfgJSON string) {
 	if ready.IdleKiB, err = settledRSS(); err != nil {
 		fail(err)
 	}
+	ready.IdleAnonKiB, _ = rssKiB("RssAnon")
+	ready.IdleFileKiB, _ = rssKiB("RssFile")
 	peakReset := resetPeakRSS() == nil
 	fmt.Fprintln(out, string(mustJSON(ready)))
 
@@ -304,7 +309,7 @@ func runServerChild(cfgJSON string) {
 			}
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			st := serverStats{HeapInuse: ms.HeapInuse, HeapHeld: ms.HeapSys - ms.HeapReleased, StackInuse: ms.StackInuse,
+			st := serverStats{HeapInuse: ms.HeapInuse, HeapHeld: ms.HeapSys - ms.HeapReleased, GoHeld: ms.Sys - ms.HeapReleased, StackInuse: ms.StackInuse,
 				NextGC: ms.NextGC, Goroutines: runtime.NumGoroutine(), PeakReset: peakReset}
 			st.AnonKiB, _ = rssKiB("RssAnon")
 			st.FileKiB, _ = rssKiB("RssFile")
