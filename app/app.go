@@ -80,6 +80,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		// flight, not idle, and clear their own write deadlines.
 		se.Server.ReadHeaderTimeout = 10 * time.Second
 		se.Server.IdleTimeout = 2 * time.Minute
+		applyMemoryLimit(lw.Config.MemoryLimit, pb.Logger())
 		if err := lw.Store.Start(); err != nil {
 			return err
 		}

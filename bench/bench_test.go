@@ -11,11 +11,15 @@ import (
 	"github.com/loreweave/loreweave/ops"
 )
 
-// TestMain lets the test binary serve as the watcher child process too, as the bench binary
-// does.
+// TestMain lets the test binary serve as the watcher and server child processes too, as the
+// bench binary does.
 func TestMain(m *testing.M) {
 	if cfg := os.Getenv(childEnv); cfg != "" {
 		runChild(cfg)
+		return
+	}
+	if cfg := os.Getenv(serverChildEnv); cfg != "" {
+		runServerChild(cfg)
 		return
 	}
 	os.Exit(m.Run())
@@ -132,6 +136,35 @@ func TestUploadTimelineQuickRun(t *testing.T) {
 	}
 	if !upload || !render || !tti {
 		t.Errorf("want upload, render and TTI rows, got %+v", res.Rows)
+	}
+}
+
+// TestRSSQuickRun runs the rss scenario of the quick mode end to end: its server runs in a
+// child process of its own (this test binary again), and both rows come out measured, the
+// default one with its goal.
+func TestRSSQuickRun(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"--quick", "--only", "rss", "--duration", "200ms", "--json"}, &out); code != 0 {
+		t.Fatalf("exit status %d; output:\n%s", code, out.String())
+	}
+	var res struct {
+		Rows []struct {
+			Scenario string
+			Ops      int
+			Goal     string
+			Note     string
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("decode %s: %v", out.String(), err)
+	}
+	if len(res.Rows) != 2 || res.Rows[0].Goal == "" || res.Rows[1].Goal != "" {
+		t.Fatalf("want the default row with a goal and the limited one without, got %+v", res.Rows)
+	}
+	for _, r := range res.Rows {
+		if r.Ops == 0 || !strings.Contains(r.Note, "of the server's own process") {
+			t.Errorf("row without measurements: %+v", r)
+		}
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -135,19 +134,7 @@ func (p *childProc) stop() {
 }
 
 // rssKiB reads a field (VmRSS, VmHWM) of /proc/self/status in KiB.
-func rssKiB(field string) (float64, error) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))
-			return strconv.ParseFloat(v, 64)
-		}
-	}
-	return 0, fmt.Errorf("no %s in /proc/self/status", field)
-}
+func rssKiB(field string) (float64, error) { return statusKiB("/proc/self/status", field) }
 
 // settledRSS is VmRSS after a garbage collection that also returns freed memory to the OS.
 func settledRSS() (float64, error) {

@@ -403,7 +403,7 @@ func (b *bench) runEditor() error {
 			return err
 		}
 		plain := watchSide{
-			open: func(c *http.Client) (watch, error) {
+			open: func(c *http.Client, _ int) (watch, error) {
 				return openOurs(c, t.c.base, t.key, docPath(f.world, doc)+"/events")
 			},
 			match: func(ev sseEvent) bool { return ev.event == "ops" },

@@ -96,6 +96,10 @@ func main() {
 		runChild(cfg)
 		return
 	}
+	if cfg := os.Getenv(serverChildEnv); cfg != "" {
+		runServerChild(cfg)
+		return
+	}
 	os.Exit(run(os.Args[1:], os.Stdout))
 }
 

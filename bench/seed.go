@@ -35,38 +35,45 @@ func cardDoc(name, body string, i int) seedDoc {
 // documents. With outbox, every document also gets its document.created outbox row, as the
 // store would write, so the running indexer and live hub see them; without, only a
 // start-up reconcile (search) would.
-func bulkInsert(pb core.App, worldID string, docs []seedDoc, outbox bool) ([]string, error) {
-	ids := make([]string, len(docs))
-	t := time.Now().UTC().Format("2006-01-02 15:04:05.000Z")
-	err := pb.RunInTransaction(func(tx core.App) error {
-		db := tx.DB()
-		insDoc := db.NewQuery(`INSERT INTO documents (id, world, name, documentType, parent, era, created, updated)
-			VALUES ({:id}, {:world}, {:name}, {:type}, '', '', {:t}, {:t})`).Prepare()
-		defer insDoc.Close()
-		insState := db.NewQuery(`INSERT INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated)
-			VALUES ({:id}, {:doc}, '', {:data}, {:text}, 1, 0, FALSE, {:t})`).Prepare()
-		defer insState.Close()
-		insOutbox := db.NewQuery(`INSERT INTO outbox (kind, world, document, era, subject, created)
-			VALUES ('document.created', {:world}, {:doc}, '', '', {:t})`).Prepare()
-		defer insOutbox.Close()
-		for i, d := range docs {
-			id := core.GenerateDefaultRandomId()
-			ids[i] = id
-			if _, err := insDoc.Bind(dbx.Params{"id": id, "world": worldID, "name": d.Name, "type": d.Type, "t": t}).Execute(); err != nil {
-				return fmt.Errorf("insert document: %w", err)
-			}
-			if d.Data != "" {
-				if _, err := insState.Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "doc": id, "data": d.Data, "text": d.Text, "t": t}).Execute(); err != nil {
-					return fmt.Errorf("insert state: %w", err)
-				}
-			}
-			if outbox {
-				if _, err := insOutbox.Bind(dbx.Params{"world": worldID, "doc": id, "t": t}).Execute(); err != nil {
-					return fmt.Errorf("insert outbox: %w", err)
-				}
-			}
-		}
-		return nil
+func bulkInsert(pb core.App, worldID string, docs []seedDoc, outbox bool) (ids []string, err error) {
+	err = pb.RunInTransaction(func(tx core.App) error {
+		ids, err = insertSeedDocs(tx.DB(), worldID, docs, outbox)
+		return err
 	})
 	return ids, err
+}
+
+// insertSeedDocs is bulkInsert's body on any database handle inside a transaction: the app's
+// own, or another process's connection to the same file (the rss scenario, whose server runs
+// in a child process).
+func insertSeedDocs(db dbx.Builder, worldID string, docs []seedDoc, outbox bool) ([]string, error) {
+	ids := make([]string, len(docs))
+	t := time.Now().UTC().Format("2006-01-02 15:04:05.000Z")
+	insDoc := db.NewQuery(`INSERT INTO documents (id, world, name, documentType, parent, era, created, updated)
+			VALUES ({:id}, {:world}, {:name}, {:type}, '', '', {:t}, {:t})`).Prepare()
+	defer insDoc.Close()
+	insState := db.NewQuery(`INSERT INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated)
+			VALUES ({:id}, {:doc}, '', {:data}, {:text}, 1, 0, FALSE, {:t})`).Prepare()
+	defer insState.Close()
+	insOutbox := db.NewQuery(`INSERT INTO outbox (kind, world, document, era, subject, created)
+			VALUES ('document.created', {:world}, {:doc}, '', '', {:t})`).Prepare()
+	defer insOutbox.Close()
+	for i, d := range docs {
+		id := core.GenerateDefaultRandomId()
+		ids[i] = id
+		if _, err := insDoc.Bind(dbx.Params{"id": id, "world": worldID, "name": d.Name, "type": d.Type, "t": t}).Execute(); err != nil {
+			return nil, fmt.Errorf("insert document: %w", err)
+		}
+		if d.Data != "" {
+			if _, err := insState.Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "doc": id, "data": d.Data, "text": d.Text, "t": t}).Execute(); err != nil {
+				return nil, fmt.Errorf("insert state: %w", err)
+			}
+		}
+		if outbox {
+			if _, err := insOutbox.Bind(dbx.Params{"world": worldID, "doc": id, "t": t}).Execute(); err != nil {
+				return nil, fmt.Errorf("insert outbox: %w", err)
+			}
+		}
+	}
+	return ids, nil
 }

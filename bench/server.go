@@ -35,6 +35,8 @@ type serverOptions struct {
 	// (MaxDays = 0). It is one app setting, so it applies to /api/v1 and to PocketBase's
 	// own /api/collections routes alike.
 	requestLog bool
+	// memoryLimit is the server's config.Config.MemoryLimit (0: the default).
+	memoryLimit int64
 	// beforeServe runs after migrations and app.Setup, before the server (and with it the
 	// search indexer's start-up reconcile) starts: the place to seed data the reconcile must see.
 	beforeServe func(s *server) error
@@ -67,6 +69,7 @@ func startServer(opts serverOptions) (s *server, err error) {
 	cfg.BaseURL = "http://" + ln.Addr().String()
 	// The limiters stay on, so their cost is measured, with limits no bench reaches.
 	cfg.KeyRateLimit, cfg.IPRateLimit, cfg.StreamIPLimit = unlimited, unlimited, unlimited
+	cfg.MemoryLimit = opts.memoryLimit
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -7,11 +7,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loreweave/loreweave/app/live"
 )
 
 // watchSide is one system under the write-to-watcher measurement.
 type watchSide struct {
-	open  func(c *http.Client) (watch, error)
+	open  func(c *http.Client, i int) (watch, error) // the i-th watcher
 	match func(ev sseEvent) bool
 	write func(j int) error
 }
@@ -22,7 +24,7 @@ type watchSide struct {
 func deliveries(n int, d time.Duration, minWrites int, side watchSide) (deliver, rtt stats, err error) {
 	hc := streamClient()
 	defer hc.CloseIdleConnections()
-	ws, err := openMany(n, func(int) (watch, error) { return side.open(hc) })
+	ws, err := openMany(n, func(i int) (watch, error) { return side.open(hc, i) })
 	if err != nil {
 		return deliver, rtt, err
 	}
@@ -110,6 +112,10 @@ func deliveries(n int, d time.Duration, minWrites int, side watchSide) (deliver,
 // PocketBase's.
 type watchFixture struct {
 	world, doc, record string
+	// keys are the API keys the watchers of our side take turns with: one user may hold only
+	// live.MaxStreamsPerUser streams, so locally they are editors of the world of their own
+	// (on the owner's kind of stream, as the bench user); remotely, the bench's key.
+	keys []string
 }
 
 func (t *target) watchFixture() (watchFixture, error) {
@@ -126,12 +132,25 @@ func (t *target) watchFixture() (watchFixture, error) {
 	if err := t.c.do(http.MethodPost, f.contentPath(), bearer(t.key), setPropertyOps(10, 0), http.StatusOK, nil); err != nil {
 		return f, err
 	}
+	f.keys = []string{t.key}
 	if !t.remote() {
 		recs, err := t.srv.createBenchRecords(1, map[string]any{"properties": properties(0)})
 		if err != nil {
 			return f, err
 		}
 		f.record = recs[0]
+		perUser := live.MaxStreamsPerUser - 10
+		f.keys = nil
+		for i := range (1000 + perUser - 1) / perUser {
+			u, err := t.srv.newUser(fmt.Sprintf("watch%d", i))
+			if err != nil {
+				return f, err
+			}
+			if _, err := t.srv.LW.Store.AddMember(f.world, u.ID, "editor"); err != nil {
+				return f, err
+			}
+			f.keys = append(f.keys, u.Key)
+		}
 	}
 	return f, nil
 }
@@ -170,14 +189,16 @@ func (b *bench) runWatch() error {
 		return err
 	}
 	ours := watchSide{
-		open:  func(c *http.Client) (watch, error) { return openOurs(c, t.c.base, t.key, f.eventsPath()) },
+		open: func(c *http.Client, i int) (watch, error) {
+			return openOurs(c, t.c.base, f.keys[i%len(f.keys)], f.eventsPath())
+		},
 		match: func(ev sseEvent) bool { return ev.event == "ops" },
 		write: func(j int) error {
 			return t.c.do(http.MethodPost, f.contentPath(), bearer(t.key), setPropertyOps(1, j), http.StatusOK, nil)
 		},
 	}
 	pb := watchSide{
-		open:  func(c *http.Client) (watch, error) { return openPB(c, t.c.base, t.pbAuth, f.topic()) },
+		open:  func(c *http.Client, _ int) (watch, error) { return openPB(c, t.c.base, t.pbAuth, f.topic()) },
 		match: func(ev sseEvent) bool { return ev.event == f.topic() },
 		write: func(j int) error {
 			body := mustJSON(map[string]any{"data": map[string]any{"properties": properties(j)}})
@@ -260,7 +281,7 @@ func (b *bench) idleWatcherMemory(t *target, f watchFixture) error {
 		return (after - before) / float64(n), per(m0.HeapInuse, m1.HeapInuse), per(m0.StackInuse, m1.StackInuse), g, nil
 	}
 	logf("watch: memory of %d idle watchers (ours)", n)
-	ours, oursHeap, oursStack, oursG, err := perWatcher(watcherChild{URL: t.c.base, Kind: "ours", Auth: t.key, Paths: []string{f.eventsPath()}, N: n})
+	ours, oursHeap, oursStack, oursG, err := perWatcher(watcherChild{URL: t.c.base, Kind: "ours", Auths: f.keys, Paths: []string{f.eventsPath()}, N: n})
 	if err != nil {
 		return err
 	}

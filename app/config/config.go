@@ -73,6 +73,12 @@ type Config struct {
 	// MaxImportBytes bounds one world archive sent to POST /api/v1/worlds/import
 	// (LOREWEAVE_MAX_IMPORT_MIB, --max-import-mib; set in MiB, held in bytes).
 	MaxImportBytes int
+	// MemoryLimit is the soft limit of the Go runtime's memory, in bytes
+	// (LOREWEAVE_MEMORY_LIMIT_MIB, --memory-limit-mib; set in MiB): nearing it, the garbage
+	// collector runs more often rather than let the heap grow. 0 (the default): 90% of the
+	// container's memory limit (cgroup) when there is one, else none. GOMEMLIMIT, when set,
+	// wins over both.
+	MemoryLimit int64
 }
 
 // LoginWindow and SignupWindow are the periods LoginRateLimit, LoginIPRateLimit and
@@ -104,6 +110,7 @@ type Flags struct {
 	mcpOrigins  string
 	hooksAllow  bool
 	maxImport   string
+	memLimit    string
 }
 
 // Bind registers Loreweave's flags on fs (the root command's persistent flags).
@@ -122,6 +129,7 @@ func Bind(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&f.maxModelMiB, "max-model-mib", "", "largest uploaded 3D model (.glb, .gltf), in MiB (env LOREWEAVE_MAX_MODEL_MIB; default 100)")
 	fs.StringVar(&f.mcpOrigins, "mcp-allowed-origins", "", "web origins whose pages may call the MCP endpoint from a browser, comma-separated, e.g. https://inspector.example.com; * = any (env LOREWEAVE_MCP_ALLOWED_ORIGINS; default: this server's own only)")
 	fs.BoolVar(&f.hooksAllow, "webhooks-allow-private", false, "let webhooks call loopback and private-network addresses (env LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE=true; default: refused)")
+	fs.StringVar(&f.memLimit, "memory-limit-mib", "", "soft limit of the server's Go memory in MiB: the garbage collector works harder as it nears it (env LOREWEAVE_MEMORY_LIMIT_MIB; default: 90% of the container's memory limit if any; GOMEMLIMIT wins)")
 	fs.StringVar(&f.maxImport, "max-import-mib", "", "largest world archive POST /api/v1/worlds/import takes, in MiB (env LOREWEAVE_MAX_IMPORT_MIB; default 2048)")
 	return f
 }
@@ -183,6 +191,13 @@ func (f *Flags) Load() (Config, error) {
 			return c, fmt.Errorf("config: %s %q is not a whole number of MiB from 1", r.name, r.raw)
 		}
 		*r.dst = n << 20
+	}
+	if v := pick(f.memLimit, "LOREWEAVE_MEMORY_LIMIT_MIB"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || n > 1<<30 {
+			return c, fmt.Errorf("config: memory-limit-mib %q is not a whole number of MiB (0: automatic)", v)
+		}
+		c.MemoryLimit = n << 20
 	}
 	if f.hooksAllow {
 		c.WebhooksAllowPrivate = true

@@ -16,7 +16,7 @@ func load(t *testing.T, args []string, env map[string]string) (config.Config, er
 	t.Helper()
 	for _, name := range []string{"LOREWEAVE_DEFAULT_PLAN", "LOREWEAVE_SIGNUP", "LOREWEAVE_BASE_URL", "LOREWEAVE_RATE_LIMIT_KEY", "LOREWEAVE_RATE_LIMIT_IP",
 		"LOREWEAVE_RATE_LIMIT_LOGIN", "LOREWEAVE_RATE_LIMIT_LOGIN_IP", "LOREWEAVE_RATE_LIMIT_SIGNUP", "LOREWEAVE_MAX_STREAMS_IP",
-		"LOREWEAVE_MAX_IMAGE_MIB", "LOREWEAVE_MAX_MODEL_MIB", "LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE", "LOREWEAVE_WEBHOOKS_RETRY_BASE", "LOREWEAVE_MAX_IMPORT_MIB"} {
+		"LOREWEAVE_MAX_IMAGE_MIB", "LOREWEAVE_MAX_MODEL_MIB", "LOREWEAVE_WEBHOOKS_ALLOW_PRIVATE", "LOREWEAVE_WEBHOOKS_RETRY_BASE", "LOREWEAVE_MAX_IMPORT_MIB", "LOREWEAVE_MEMORY_LIMIT_MIB"} {
 		t.Setenv(name, env[name])
 	}
 	fs := pflag.NewFlagSet("loreweave", pflag.ContinueOnError)
@@ -131,5 +131,23 @@ func TestImportLimitSetting(t *testing.T) {
 	}
 	if _, err := load(t, []string{"--max-import-mib", "0"}, nil); err == nil || !strings.Contains(err.Error(), "max-import-mib") {
 		t.Fatalf("0: %v", err)
+	}
+}
+
+func TestMemoryLimitSetting(t *testing.T) {
+	c, err := load(t, nil, nil)
+	if err != nil || c.MemoryLimit != 0 {
+		t.Fatalf("default: %d, %v", c.MemoryLimit, err)
+	}
+	if c, err = load(t, nil, map[string]string{"LOREWEAVE_MEMORY_LIMIT_MIB": "512"}); err != nil || c.MemoryLimit != 512<<20 {
+		t.Fatalf("env: %d, %v", c.MemoryLimit, err)
+	}
+	if c, err = load(t, []string{"--memory-limit-mib", "256"}, map[string]string{"LOREWEAVE_MEMORY_LIMIT_MIB": "512"}); err != nil || c.MemoryLimit != 256<<20 {
+		t.Fatalf("flag: %d, %v", c.MemoryLimit, err)
+	}
+	for _, bad := range []string{"-1", "lots", "1.5"} {
+		if _, err := load(t, []string{"--memory-limit-mib", bad}, nil); err == nil || !strings.Contains(err.Error(), "memory-limit-mib") {
+			t.Errorf("%s: %v", bad, err)
+		}
 	}
 }

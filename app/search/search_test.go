@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/loreweave/loreweave/app"
 	"github.com/loreweave/loreweave/app/apptest"
+	"github.com/loreweave/loreweave/app/search"
 )
 
 type results struct {
@@ -417,5 +419,37 @@ func TestOneTypoNameRanksTheNamedCardFirst(t *testing.T) {
 	r := w.search(t, "Vharnagel", total(2))
 	if fmt.Sprint(ids(r)) != fmt.Sprint([]string{card, tl}) {
 		t.Fatalf("q=Vharnagel: got %+v, want the card %s first", r.Items, card)
+	}
+}
+
+// Changes that pile up while the indexer is busy reach it as one long run of outbox rows,
+// which it indexes in several batches: every document is found, the one written again late
+// in the run with its last text.
+func TestALongRunOfChangesIsIndexedInBatches(t *testing.T) {
+	w := newWorld(t)
+	release := make(chan struct{})
+	var once sync.Once
+	search.SetFailpoint(t, func(point string) {
+		if point == "apply" {
+			<-release
+		}
+	})
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	first := w.card(t, "First", "alpha", "")
+	for i := range 250 {
+		w.card(t, fmt.Sprintf("Card %d", i), "multitude", "")
+	}
+	w.section(t, first, "omega", "")
+	once.Do(func() { close(release) })
+	// 250 documents at once may take longer than the second one write is given.
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if r := w.search(t, "multitude", total(250)); r.TotalItems == 250 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("multitude: %d of 250 documents found", r.TotalItems)
+		}
+	}
+	if r := w.search(t, "omega", total(1)); fmt.Sprint(ids(r)) != fmt.Sprint([]string{first}) {
+		t.Fatalf("the document written again: %+v", r)
 	}
 }
