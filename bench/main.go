@@ -44,6 +44,8 @@ type bench struct {
 	// scaleWorlds is the number of worlds of the scale scenario's largest instance (0: its
 	// default).
 	scaleWorlds int
+	// scaleRebuild runs the scale scenario's restart without a search index.
+	scaleRebuild bool
 	// texts are printed after the table (the scale scenario's growth table).
 	texts []string
 }
@@ -123,10 +125,11 @@ func run(args []string, stdout io.Writer) int {
 	memprofile := fl.String("memprofile", "", "write a heap profile to this file at the rss scenario's peak load (or at the end of the run)")
 	archiveDocs := fl.Int("archive-docs", 0, "documents in the export scenario's world (default 100,000, 5,000 with --quick)")
 	scaleWorlds := fl.Int("scale-worlds", 0, "worlds of 1,000 documents in the scale scenario's largest instance (default 1,000, 10 with --quick); the others have a tenth and a hundredth")
+	scaleRebuild := fl.Bool("scale-rebuild", true, "in the scale scenario, restart the largest instance without its search index (the longest part of the scenario: about 15 minutes at 1M here)")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
-	b := &bench{quick: *quick, dur: *dur, requestLog: *requestLog, url: strings.TrimRight(*url, "/"), key: *key, memprofile: *memprofile, archiveDocs: *archiveDocs, scaleWorlds: *scaleWorlds}
+	b := &bench{quick: *quick, dur: *dur, requestLog: *requestLog, url: strings.TrimRight(*url, "/"), key: *key, memprofile: *memprofile, archiveDocs: *archiveDocs, scaleWorlds: *scaleWorlds, scaleRebuild: *scaleRebuild}
 	if b.dur == 0 {
 		b.dur = 4 * time.Second
 		if b.quick {

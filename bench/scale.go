@@ -47,7 +47,11 @@ func (b *bench) runScale() error {
 	}
 	large, mid := inst[2], inst[1]
 	label := func(in *scaleInstance) string { return docsLabel(in.Docs) }
-	if err := b.scaleRebuild(large); err != nil {
+	if b.scaleRebuild {
+		if err := b.runScaleRebuild(large); err != nil {
+			return err
+		}
+	} else if err := large.ensureIndex(); err != nil {
 		return err
 	}
 
@@ -69,9 +73,18 @@ func (b *bench) runScale() error {
 		procs[i], starts[i] = p, took
 		logf("scale: %s started (health and a read answered) in %s", label(in), took.Round(time.Millisecond))
 	}
+	// What a server does in the background after it answers (the search index's check
+	// against the database, segment merges) is timed, then left to finish: the figures
+	// below are of the running servers, not of their first minutes.
+	quiet := make([]time.Duration, len(procs))
+	for i, p := range procs {
+		quiet[i] = p.waitQuiet(15 * time.Minute)
+		logf("scale: %s quiet %s after it answered", label(inst[i]), quiet[i].Round(time.Second))
+	}
 	st := valueRow("scale: server start, index present, "+label(large), starts[2].Seconds(), "s", "server start, "+label(mid), starts[1].Seconds())
 	st.goal("≤ 5 s", starts[2] <= 5*time.Second)
-	st.Note = "from exec of the server process to the first 200 of GET /api/health and then of a document read"
+	st.Note = fmt.Sprintf("from exec of the server process to the first 200 of GET /api/health and then of a document read; then busy in the background (search index check, merges) for %s more (%s: %s)",
+		quiet[2].Round(time.Second), label(mid), quiet[1].Round(time.Second))
 	b.add(st)
 
 	// The measured operations, on one instance each; the 10k and 1M instances are measured
@@ -166,6 +179,7 @@ func (b *bench) runScale() error {
 	fmt.Fprintf(&g, "growth (p50 ms, search p95 ms; 1 client), %s → %s → %s documents:\n", label(inst[0]), label(mid), label(large))
 	fmt.Fprintf(&g, "  %-22s %10s %10s %10s %10s\n", "", label(inst[0]), label(mid), label(large), "1M÷100k")
 	fmt.Fprintf(&g, "  %-22s %10.2f %10.2f %10.2f %9.2fx\n", "server start (s)", starts[0].Seconds(), starts[1].Seconds(), starts[2].Seconds(), starts[2].Seconds()/starts[1].Seconds())
+	fmt.Fprintf(&g, "  %-22s %10.0f %10.0f %10.0f %9.2fx\n", "busy after start (s)", quiet[0].Seconds(), quiet[1].Seconds(), quiet[2].Seconds(), quiet[2].Seconds()/quiet[1].Seconds())
 	for _, name := range order {
 		s := growth[name]
 		p := 50.0
@@ -244,9 +258,9 @@ func (in *scaleInstance) startTimed(cpuprofile string) (*scaleProc, time.Duratio
 	return p, time.Since(p.started), nil
 }
 
-// scaleRebuild restarts the large instance without its search index: the rebuild's rate
+// runScaleRebuild restarts the large instance without its search index: the rebuild's rate
 // against FTS5 building the same corpus, and reads and writes timed while it runs.
-func (b *bench) scaleRebuild(in *scaleInstance) error {
+func (b *bench) runScaleRebuild(in *scaleInstance) error {
 	old := in.indexPath() + ".old"
 	_ = os.RemoveAll(old)
 	if err := os.Rename(in.indexPath(), old); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -145,3 +145,39 @@ func (p *scaleProc) stop() {
 		<-done
 	}
 }
+
+// cpu is the CPU time the child has used so far.
+func (p *scaleProc) cpu() (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command's name (which is in parentheses): utime and stime are
+	// the 12th and 13th, in clock ticks (100 a second on Linux).
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", p.cmd.Process.Pid)
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * 10 * time.Millisecond, nil
+}
+
+// waitQuiet waits until the child used less than a tenth of a core over two seconds (its
+// start-up work in the background done), or max passed, and returns how long that took.
+func (p *scaleProc) waitQuiet(max time.Duration) time.Duration {
+	start := time.Now()
+	for time.Since(start) < max {
+		c0, err := p.cpu()
+		if err != nil {
+			break
+		}
+		t0 := time.Now()
+		time.Sleep(2 * time.Second)
+		c1, err := p.cpu()
+		if err != nil || float64(c1-c0) < 0.1*float64(time.Since(t0)) {
+			break
+		}
+	}
+	return time.Since(start)
+}
