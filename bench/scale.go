@@ -170,7 +170,9 @@ func (b *bench) runScale() error {
 			base, _ := procs[1].peakRSS()
 			r.BaseRate, r.RateRatio = base/1024, kib/base
 			r.goal("stated", true)
-			r.Note = "VmHWM of the server process, from start through every measurement above"
+			anon, _ := p.status("RssAnon")
+			file, _ := p.status("RssFile")
+			r.Note = fmt.Sprintf("VmHWM of the server process, from start through every measurement above; at the end %.0f MiB anonymous, %.0f MiB file-backed (mapped index segments, SQLite)", anon/1024, file/1024)
 			b.add(r)
 		}
 	}

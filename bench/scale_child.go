@@ -120,17 +120,20 @@ func startScaleServer(c scaleServer) (*scaleProc, error) {
 }
 
 // peakRSS is the child's VmHWM in KiB.
-func (p *scaleProc) peakRSS() (float64, error) {
+func (p *scaleProc) peakRSS() (float64, error) { return p.status("VmHWM") }
+
+// status reads a field of the child's /proc status in KiB (VmHWM, RssAnon, RssFile).
+func (p *scaleProc) status(field string) (float64, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			return strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM")
+	return 0, fmt.Errorf("no %s", field)
 }
 
 // stop closes the child's stdin (it stops its server as SIGTERM would) and waits for it.
