@@ -41,6 +41,13 @@ type bench struct {
 	heapWritten bool
 	// archiveDocs is the size of the export scenario's world (0: its default).
 	archiveDocs int
+	// scaleWorlds is the number of worlds of the scale scenario's largest instance (0: its
+	// default).
+	scaleWorlds int
+	// scaleRebuild runs the scale scenario's restart without a search index.
+	scaleRebuild bool
+	// texts are printed after the table (the scale scenario's growth table).
+	texts []string
 }
 
 // writeHeapProfile writes the heap profile --memprofile asked for.
@@ -80,6 +87,7 @@ var scenarios = []scenario{
 	{"search", "search: index 100,000 documents, query latency vs SQLite FTS5", false, (*bench).runSearch},
 	{"export", "export a 100,000-document world with loreweave export, and import the archive as a copy (docs/s, MB/s, peak RSS of each child) vs sqlite3 .dump of the same database and loading that dump", false, (*bench).runExport},
 	{"rss", "peak RSS with 10,000 documents, 100 worlds, 1,000 watchers", false, (*bench).runRSS},
+	{"scale", "10k, 100k and 1M-document instances (cached): start-up, list, read, write, search, era, peak RSS; restart without a search index", false, (*bench).runScale},
 	{"load", "load test: 100 clients for 60 s mixing reads, writes, searches, lists, creates and SSE watchers", true, (*bench).runLoad},
 }
 
@@ -100,6 +108,10 @@ func main() {
 		runServerChild(cfg)
 		return
 	}
+	if cfg := os.Getenv(scaleServerEnv); cfg != "" {
+		runScaleServer(cfg)
+		return
+	}
 	os.Exit(run(os.Args[1:], os.Stdout))
 }
 
@@ -116,10 +128,12 @@ func run(args []string, stdout io.Writer) int {
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the run to this file (baselines included: use pprof -focus)")
 	memprofile := fl.String("memprofile", "", "write a heap profile to this file at the rss scenario's peak load (or at the end of the run)")
 	archiveDocs := fl.Int("archive-docs", 0, "documents in the export scenario's world (default 100,000, 5,000 with --quick)")
+	scaleWorlds := fl.Int("scale-worlds", 0, "worlds of 1,000 documents in the scale scenario's largest instance (default 1,000, 10 with --quick); the others have a tenth and a hundredth")
+	scaleRebuild := fl.Bool("scale-rebuild", true, "in the scale scenario, restart the largest instance without its search index (the longest part of the scenario: about 15 minutes at 1M here)")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
-	b := &bench{quick: *quick, dur: *dur, requestLog: *requestLog, url: strings.TrimRight(*url, "/"), key: *key, memprofile: *memprofile, archiveDocs: *archiveDocs}
+	b := &bench{quick: *quick, dur: *dur, requestLog: *requestLog, url: strings.TrimRight(*url, "/"), key: *key, memprofile: *memprofile, archiveDocs: *archiveDocs, scaleWorlds: *scaleWorlds, scaleRebuild: *scaleRebuild}
 	if b.dur == 0 {
 		b.dur = 4 * time.Second
 		if b.quick {
@@ -179,6 +193,10 @@ func run(args []string, stdout io.Writer) int {
 	}
 	m.print(stdout)
 	printTable(stdout, b.rows)
+	for _, t := range b.texts {
+		fmt.Fprintln(stdout)
+		fmt.Fprint(stdout, t)
+	}
 	return status
 }
 

@@ -27,6 +27,8 @@ type server struct {
 	LW   *app.Loreweave
 	Dir  string
 	done chan error
+	// keepDir leaves Dir in place on stop (a cached instance, not a temp one).
+	keepDir bool
 }
 
 // serverOptions change how a server starts.
@@ -40,6 +42,8 @@ type serverOptions struct {
 	// beforeServe runs after migrations and app.Setup, before the server (and with it the
 	// search indexer's start-up reconcile) starts: the place to seed data the reconcile must see.
 	beforeServe func(s *server) error
+	// addr is the address to listen on (default a free loopback port).
+	addr string
 }
 
 // startServer boots a fresh app in a new temp data dir and serves it on a loopback port.
@@ -53,6 +57,11 @@ func startServer(opts serverOptions) (s *server, err error) {
 			_ = os.RemoveAll(dir)
 		}
 	}()
+	return serveDir(dir, opts)
+}
+
+// serveDir boots the app on the data dir dir (new or existing) and serves it.
+func serveDir(dir string, opts serverOptions) (s *server, err error) {
 	pb := core.NewBaseApp(core.BaseAppConfig{DataDir: dir})
 	if err := pb.Bootstrap(); err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -61,7 +70,10 @@ func startServer(opts serverOptions) (s *server, err error) {
 	if err := pb.RunAllMigrations(); err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if opts.addr == "" {
+		opts.addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +104,7 @@ func startServer(opts serverOptions) (s *server, err error) {
 	}
 	go func() { s.done <- apis.Serve(pb, apis.ServeConfig{HttpAddr: ln.Addr().String()}) }()
 
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		res, err := http.Get(s.URL + "/api/health")
 		if err == nil {
@@ -125,7 +137,9 @@ func (s *server) stop() {
 	case <-time.After(15 * time.Second):
 		logf("warning: server did not stop within 15s")
 	}
-	_ = os.RemoveAll(s.Dir)
+	if !s.keepDir {
+		_ = os.RemoveAll(s.Dir)
+	}
 }
 
 // benchUser is the account the bench acts as: an API key for /api/v1 and a PocketBase auth

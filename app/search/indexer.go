@@ -192,6 +192,28 @@ func (ix *Indexer) follow(ctx context.Context, ready func()) error {
 	ix.mu.Lock()
 	rebuilding := !ix.searchable
 	ix.mu.Unlock()
+	if !rebuilding {
+		inStep, err := ix.inStep(seq, head)
+		if err != nil {
+			return err
+		}
+		if inStep {
+			// The index the server started with, and the outbox holds every change since
+			// it was last written: follow the outbox at once, and check the index against
+			// the database (what a reconcile is for: changes made behind the outbox's back)
+			// in the background, a chunk at a time, instead of before the first change.
+			var checking sync.WaitGroup
+			checking.Add(1)
+			go func() {
+				defer checking.Done()
+				ix.check(ctx, idx, interrupt)
+			}()
+			defer checking.Wait()
+			ready()
+			ix.tail(ctx, idx, seq, interrupt)
+			return context.Cause(ctx)
+		}
+	}
 	if rebuilding {
 		atFailpoint("rebuild")
 	}
@@ -208,7 +230,13 @@ func (ix *Indexer) follow(ctx context.Context, ready func()) error {
 		ix.log().Info("search: the index was rebuilt from the database")
 	}
 	ready()
-	ix.Store.TailOutbox(ctx, max(seq, head), ix.PollInterval, nil, func(rows []store.OutboxRow) {
+	ix.tail(ctx, idx, max(seq, head), interrupt)
+	return context.Cause(ctx) // the tail returns once ctx ended
+}
+
+// tail indexes the outbox's changes after from until ctx ends.
+func (ix *Indexer) tail(ctx context.Context, idx *Index, from int64, interrupt context.CancelCauseFunc) {
+	ix.Store.TailOutbox(ctx, from, ix.PollInterval, nil, func(rows []store.OutboxRow) {
 		if err := idx.Apply(ix.Store, rows); isFailure(err) {
 			interrupt(err)
 			return
@@ -222,7 +250,47 @@ func (ix *Indexer) follow(ctx context.Context, ready func()) error {
 			}
 		}
 	})
-	return context.Cause(ctx) // the tail returns once ctx ended
+}
+
+// inStep reports whether an index that holds the changes up to seq can catch up from the
+// outbox alone: it has been written (a new index has not), it is not ahead of the database
+// (a restored database), and the outbox still holds every change after seq (rows are pruned
+// after OutboxKeep).
+func (ix *Indexer) inStep(seq, head int64) (bool, error) {
+	if seq <= 0 || seq > head {
+		return false, nil
+	}
+	oldest, err := ix.Store.OutboxOldest()
+	if err != nil {
+		return false, fmt.Errorf("search: read the outbox's oldest row: %w", err)
+	}
+	return oldest <= seq+1, nil
+}
+
+// check runs Verify on the index the server started with, using at most about half a core
+// (it rests as long as each chunk took), and reports what it repaired.
+func (ix *Indexer) check(ctx context.Context, idx *Index, interrupt context.CancelCauseFunc) {
+	start := time.Now()
+	var repaired int
+	err := background.Catch(func() error {
+		var err error
+		repaired, err = idx.Verify(ctx, ix.Store, func(busy time.Duration) {
+			select {
+			case <-ctx.Done():
+			case <-time.After(busy):
+			}
+		})
+		return err
+	})
+	switch {
+	case ctx.Err() != nil:
+	case isFailure(err):
+		interrupt(err)
+	case err != nil:
+		background.Log(ix.log(), "search: check the index against the database", err)
+	default:
+		ix.log().Info("search: the index was checked against the database", "repaired", repaired, "took", time.Since(start).Round(time.Millisecond).String())
+	}
 }
 
 // discard takes a failed index out of service: searches answer 503 search_rebuilding, the
