@@ -11,7 +11,9 @@ import (
 type target struct {
 	c   *client
 	key string
-	srv *server // nil for a remote instance
+	srv *server // nil for a remote instance or a child's
+	// child is the server child process serving the target, if any.
+	child *serverProc
 	// pbAuth is the PocketBase auth token of the same user (local only).
 	pbAuth string
 }
@@ -46,6 +48,9 @@ func (b *bench) newTarget() (*target, error) {
 
 func (t *target) close() {
 	t.c.close()
+	if t.child != nil {
+		t.child.stop()
+	}
 	t.srv.stop()
 }
 
