@@ -308,18 +308,33 @@ func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigi
 
 func isWordRune(r rune) bool { return isLetterOrDigit(r) || r == '\'' || r == '’' }
 
+// hitSpans returns where in text the words at the positions of locs are. The index keeps
+// positions without offsets (see words): the text is tokenized again, as the words
+// analyser tokenized it, and its tokens at those positions are the hits.
+func hitSpans(text string, locs search.TermLocationMap) []span {
+	at := map[uint64]bool{}
+	for _, ls := range locs {
+		for _, l := range ls {
+			at[l.Pos] = true
+		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	var spans []span
+	for _, t := range theWords.tok.Tokenize([]byte(text)) {
+		if at[uint64(t.Position)] {
+			spans = append(spans, span{t.Start, t.End})
+		}
+	}
+	return spans
+}
+
 // snippet cuts a fragment of text around the densest run of hits, escapes it, and wraps the
 // hits in <mark>. Hits are the locations Bleve found in the text (words, stems, fuzzy
 // neighbours and the words the word being typed begins).
 func snippet(text string, locs search.TermLocationMap) string {
-	var spans []span
-	for _, ls := range locs {
-		for _, l := range ls {
-			if int(l.End) <= len(text) && l.Start < l.End {
-				spans = append(spans, span{int(l.Start), int(l.End)})
-			}
-		}
-	}
+	spans := hitSpans(text, locs)
 	sort.Slice(spans, func(i, j int) bool {
 		return spans[i].start < spans[j].start || (spans[i].start == spans[j].start && spans[i].end > spans[j].end)
 	})
