@@ -10,6 +10,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/segment"
 
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/background"
@@ -309,23 +310,29 @@ func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigi
 func isWordRune(r rune) bool { return isLetterOrDigit(r) || r == '\'' || r == '’' }
 
 // hitSpans returns where in text the words at the positions of locs are. The index keeps
-// positions without offsets (see words): the text is tokenized again, as the words
-// analyser tokenized it, and its tokens at those positions are the hits.
+// positions without offsets (see words): the text is segmented again, as the words
+// analyser's tokenizer segments it, up to the last hit, and its words at those positions
+// are the hits.
 func hitSpans(text string, locs search.TermLocationMap) []span {
 	at := map[uint64]bool{}
+	last := uint64(0)
 	for _, ls := range locs {
 		for _, l := range ls {
 			at[l.Pos] = true
+			last = max(last, l.Pos)
 		}
-	}
-	if len(at) == 0 {
-		return nil
 	}
 	var spans []span
-	for _, t := range theWords.tok.Tokenize([]byte(text)) {
-		if at[uint64(t.Position)] {
-			spans = append(spans, span{t.Start, t.End})
+	words := segment.NewWordSegmenterDirect([]byte(text))
+	for start, pos := 0, uint64(1); pos <= last && words.Segment(); {
+		end := start + len(words.Bytes())
+		if words.Type() != segment.None {
+			if at[pos] {
+				spans = append(spans, span{start, end})
+			}
+			pos++
 		}
+		start = end
 	}
 	return spans
 }
