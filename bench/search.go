@@ -270,8 +270,8 @@ func (b *bench) runSearch() error {
 	logf("search: FTS5 indexed %d documents in %s (%.0f docs/s)", total, ftsTook.Round(time.Millisecond), ftsRate)
 
 	r := valueRow(fmt.Sprintf("search index build, %d docs", total), ourRate, "docs/s", "SQLite FTS5 index build", ftsRate)
-	r.goal("≥ 5,000 docs/s", ourRate >= 5000)
-	r.Note = fmt.Sprintf("ours: the server's start-up reconcile until every document is searchable (reads each document back from SQLite, Bleve batches of 5,000 on one worker per core), "+
+	r.goal("≥ 1.0x FTS5's docs/s", ourRate >= ftsRate)
+	r.Note = fmt.Sprintf("ours: the server's start-up reconcile until every document is searchable (reads each document back from SQLite, Bleve batches of 5,000 on one worker per core, each returning once searchable, not once on disk), "+
 		"then %s of background segment merging; FTS5: inserts from memory in transactions of 5,000", settled.Round(time.Second))
 	b.add(r)
 
@@ -342,7 +342,8 @@ func (b *bench) runSearch() error {
 	}
 	const mib = 1 << 20
 	sz := valueRow(fmt.Sprintf("search index size, %d docs", total), float64(bleveSize)/mib, "MiB", "SQLite FTS5 file", float64(ftsInfo.Size())/mib)
-	sz.Note = "Bleve: name and text indexed as words (as written plus English stems at the same position), the name also as edge n-grams (2–15), every term starting with a short world/era code, text stored with positions, compacted into one segment after the reconcile; FTS5: porter stemming with 2- and 3-letter prefix indexes"
+	sz.goal("≤ 1.0x", bleveSize <= ftsInfo.Size())
+	sz.Note = "Bleve: name and text indexed as words (as written plus English stems at the same position), the name also as edge n-grams (2–15), every term starting with a short world/era code, text stored, with positions but no offsets (a snippet finds them again), compacted into one segment after the reconcile; FTS5: porter stemming with 2- and 3-letter prefix indexes, its content in the same file"
 	b.add(sz)
 	return nil
 }

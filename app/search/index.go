@@ -43,7 +43,7 @@ var internalSeq = []byte("lw_outbox_seq")
 var internalMapping = []byte("lw_mapping")
 
 // mappingVersion changes whenever newMapping changes.
-const mappingVersion = "6"
+const mappingVersion = "7"
 
 // ErrOldMapping means the index was built by another version of Loreweave's mapping.
 var ErrOldMapping = errors.New("search: the index was built with an older mapping")
@@ -111,6 +111,12 @@ func newMapping() (mapping.IndexMapping, error) {
 		f.DocValues = false
 		return f
 	}
+	// filter is a keyword no query scores: no frequency and norm (5 bytes an entry) for it.
+	filter := func() *mapping.FieldMapping {
+		f := keyword(true, false)
+		f.SkipFreqNorm = true
+		return f
+	}
 	// Term vectors (positions) only on the text: phrase queries and snippets need them.
 	text := func(name, analyzer string, store, vectors bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
@@ -123,10 +129,12 @@ func newMapping() (mapping.IndexMapping, error) {
 		return f
 	}
 	dm := bleve.NewDocumentStaticMapping()
-	dm.AddFieldMappingsAt("world", keyword(true, false))
-	dm.AddFieldMappingsAt("era", keyword(true, false))
-	dm.AddFieldMappingsAt("shadowed", keyword(true, false))
-	dm.AddFieldMappingsAt("docId", keyword(true, true))
+	dm.AddFieldMappingsAt("world", filter())
+	dm.AddFieldMappingsAt("era", filter())
+	dm.AddFieldMappingsAt("shadowed", filter())
+	docID := filter()
+	docID.Store = true
+	dm.AddFieldMappingsAt("docId", docID)
 	dm.AddFieldMappingsAt("documentType", keyword(false, true))
 	dm.AddFieldMappingsAt("kind", keyword(true, false))
 	dm.AddFieldMappingsAt("sig", keyword(false, true))
@@ -168,7 +176,11 @@ func Open(path string) (*Index, error) {
 
 // open opens or creates the Bleve index at path, and checks it.
 func open(path string) (bleve.Index, error) {
-	cfg := map[string]any{"bolt_timeout": "1s", "asyncErrorCallbackName": asyncErrors}
+	// A batch returns once it is searchable, not once it is on disk (unsafe_batch): the
+	// reconcile's workers no longer sit idle while a segment is written and synced. A crash
+	// loses at most the batches not yet persisted, and with them the sequence they stored
+	// (each batch records its sequence), so the next start indexes those changes again.
+	cfg := map[string]any{"bolt_timeout": "1s", "asyncErrorCallbackName": asyncErrors, "unsafe_batch": true}
 	idx, err := bleve.OpenUsing(path, cfg)
 	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
 		m, merr := newMapping()

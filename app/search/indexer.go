@@ -506,10 +506,22 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 		return repaired, err
 	}
 	b.SetInternal(internalSeq, []byte(strconv.FormatInt(seq, 10)))
+	// Batches return once searchable (see open); the reconcile returns once all of them are
+	// on disk, so that a finished `search reindex` is not done again after a crash.
+	persisted := make(chan error, 1)
+	b.SetPersistedCallback(func(err error) { persisted <- err })
 	if err := ix.idx.Batch(b); err != nil {
 		return repaired, failure("index a batch", err)
 	}
 	ix.entries = entries
+	select {
+	case err := <-persisted:
+		if err != nil {
+			return repaired, failure("persist the index", err)
+		}
+	case <-ctx.Done():
+		return repaired, ctx.Err()
+	}
 	if repaired >= compactAfter {
 		ix.compact()
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/segment"
 
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/background"
@@ -308,18 +309,39 @@ func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigi
 
 func isWordRune(r rune) bool { return isLetterOrDigit(r) || r == '\'' || r == '’' }
 
+// hitSpans returns where in text the words at the positions of locs are. The index keeps
+// positions without offsets (see words): the text is segmented again, as the words
+// analyser's tokenizer segments it, up to the last hit, and its words at those positions
+// are the hits.
+func hitSpans(text string, locs search.TermLocationMap) []span {
+	at := map[uint64]bool{}
+	last := uint64(0)
+	for _, ls := range locs {
+		for _, l := range ls {
+			at[l.Pos] = true
+			last = max(last, l.Pos)
+		}
+	}
+	var spans []span
+	words := segment.NewWordSegmenterDirect([]byte(text))
+	for start, pos := 0, uint64(1); pos <= last && words.Segment(); {
+		end := start + len(words.Bytes())
+		if words.Type() != segment.None {
+			if at[pos] {
+				spans = append(spans, span{start, end})
+			}
+			pos++
+		}
+		start = end
+	}
+	return spans
+}
+
 // snippet cuts a fragment of text around the densest run of hits, escapes it, and wraps the
 // hits in <mark>. Hits are the locations Bleve found in the text (words, stems, fuzzy
 // neighbours and the words the word being typed begins).
 func snippet(text string, locs search.TermLocationMap) string {
-	var spans []span
-	for _, ls := range locs {
-		for _, l := range ls {
-			if int(l.End) <= len(text) && l.Start < l.End {
-				spans = append(spans, span{int(l.Start), int(l.End)})
-			}
-		}
-	}
+	spans := hitSpans(text, locs)
 	sort.Slice(spans, func(i, j int) bool {
 		return spans[i].start < spans[j].start || (spans[i].start == spans[j].start && spans[i].end > spans[j].end)
 	})
