@@ -80,6 +80,7 @@ func (s *Store) CreateDocument(worldID, eraID, name, docType, parentID string, a
 	// Through the committer, so that creates share transactions with each other and with
 	// content writes instead of taking the write connection one by one.
 	var seq int64
+	gen := s.cache.generation()
 	err = s.commits.do(func(w *writeTx) error {
 		if _, err := w.exec(w.st.insertDocument, d.ID, worldID, name, docType, parentID, eraID, d.Created, d.Created); err != nil {
 			return err
@@ -91,6 +92,9 @@ func (s *Store) CreateDocument(worldID, eraID, name, docType, parentID string, a
 	if err != nil {
 		return Document{}, fmt.Errorf("store: create document: %w", err)
 	}
+	// Cached at once: the indexer and the first read would each look it up. Not if anything
+	// was forgotten since the commit began (a rename of it, however unlikely, included).
+	s.cache.putDoc(gen, docEntry{doc: d})
 	s.publish(Change{Seq: seq, Kind: "document.created", WorldID: worldID, DocumentID: d.ID, EraID: eraID, DocumentType: docType, Actor: actor})
 	return d, nil
 }
