@@ -446,8 +446,8 @@ func (ix *Index) indexedIDs(docID string) ([]string, error) {
 }
 
 // reindexInto adds to b what makes the index hold exactly the current entries of docID,
-// and returns the ids it will then have.
-func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) (map[string]bool, error) {
+// and returns the ids it will then have and the size of the text it indexes.
+func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) (map[string]bool, int, error) {
 	var old []string
 	if ix.entries != nil {
 		for id := range ix.entries[docID] {
@@ -456,7 +456,7 @@ func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) (map[
 	} else {
 		var err error
 		if old, err = ix.indexedIDs(docID); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	want := map[string]entry{}
@@ -464,10 +464,10 @@ func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) (map[
 	if err == nil {
 		states, err := s.States(docID)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if want, err = ix.entriesFor(s, d, states); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	for _, id := range old {
@@ -475,14 +475,15 @@ func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) (map[
 			b.Delete(id)
 		}
 	}
-	ids := make(map[string]bool, len(want))
+	ids, size := make(map[string]bool, len(want)), 0
 	for id, e := range want {
+		size += len(e.Name) + len(e.Text) + len(e.Secret)
 		if err := b.Index(id, e); err != nil {
-			return nil, failure("index "+id, err)
+			return nil, 0, failure("index "+id, err)
 		}
 		ids[id] = true
 	}
-	return ids, nil
+	return ids, size, nil
 }
 
 // remember records a document's entries after its batch went in.

@@ -307,15 +307,20 @@ func (ix *Indexer) discard(idx *Index, cause error) {
 	background.Log(ix.log(), "search: the index failed; rebuilding it from the database (search answers search_rebuilding meanwhile)", cause, "movedTo", aside)
 }
 
-// applyBatchDocs is how many documents Apply puts in one Bleve batch. A batch is analysed
-// whole in memory before it becomes a segment, and a writer far ahead of the indexer hands
-// it 500 outbox rows at a time: in the rss bench, batches of 100 documents instead of up to
-// 500 lowered the server's peak from ~290 to ~215 MiB (50 gained nothing more), for
-// indexing ~1.3x slower while it catches up (more, smaller segments to merge).
-const applyBatchDocs = 100
+// applyBatchText and applyBatchDocs bound one Bleve batch of Apply. A batch is analysed
+// whole in memory before it becomes a segment, so its memory follows the text it indexes,
+// and a writer far ahead of the indexer hands it 500 outbox rows at a time: in the rss bench
+// (cards of ~100 words), batches of 100 documents instead of up to 500 lowered the server's
+// peak from ~290 to ~215 MiB (50 gained nothing more). New documents, mostly a name and no
+// text yet, cost little memory each but a segment per hundred is a lot of merging: hence a
+// bound on the text (about 100 such cards) and a larger one on documents.
+const (
+	applyBatchText = 64 << 10
+	applyBatchDocs = 1000
+)
 
-// Apply indexes the documents a run of outbox rows names, in batches of at most
-// applyBatchDocs documents, each of which also records the last sequence it covers.
+// Apply indexes the documents a run of outbox rows names, in batches bounded by
+// applyBatchText and applyBatchDocs, each of which also records the last sequence it covers.
 func (ix *Index) Apply(s *store.Store, rows []store.OutboxRow) error {
 	if len(rows) == 0 {
 		return nil
@@ -336,24 +341,25 @@ func (ix *Index) Apply(s *store.Store, rows []store.OutboxRow) error {
 	return nil
 }
 
-// applyBatch indexes the documents named by the first rows, up to applyBatchDocs new ones,
-// in one batch, and returns how many rows it covered.
+// applyBatch indexes the documents named by the first rows, up to the bounds of a batch, in
+// one batch, and returns how many rows it covered.
 func (ix *Index) applyBatch(s *store.Store, rows []store.OutboxRow, done map[string]bool) (int, error) {
 	b := ix.idx.NewBatch()
 	updated := map[string]map[string]bool{}
-	n := 0
+	n, text := 0, 0
 	for _, r := range rows {
-		if len(updated) == applyBatchDocs {
+		if len(updated) == applyBatchDocs || text >= applyBatchText {
 			break
 		}
 		n++
 		if r.Document == "" || !strings.HasPrefix(r.Kind, "document.") || done[r.Document] {
 			continue
 		}
-		ids, err := ix.reindexInto(b, s, r.Document)
+		ids, size, err := ix.reindexInto(b, s, r.Document)
 		if err != nil {
 			return 0, fmt.Errorf("search: reindex %s: %w", r.Document, err)
 		}
+		text += size
 		updated[r.Document] = ids
 		done[r.Document] = true
 	}

@@ -423,7 +423,7 @@ func TestOneTypoNameRanksTheNamedCardFirst(t *testing.T) {
 }
 
 // Changes that pile up while the indexer is busy reach it as one long run of outbox rows,
-// which it indexes in several batches: every document is found, the one written again late
+// which it indexes in several batches (bounded by their text): every document is found, the one written again late
 // in the run with its last text.
 func TestALongRunOfChangesIsIndexedInBatches(t *testing.T) {
 	w := newWorld(t)
@@ -436,8 +436,10 @@ func TestALongRunOfChangesIsIndexedInBatches(t *testing.T) {
 	})
 	t.Cleanup(func() { once.Do(func() { close(release) }) })
 	first := w.card(t, "First", "alpha", "")
+	// ~400 bytes of text each: 250 of them are more than one batch's text (applyBatchText).
+	filler := strings.Repeat(" and some more words", 20)
 	for i := range 250 {
-		w.card(t, fmt.Sprintf("Card %d", i), "multitude", "")
+		w.card(t, fmt.Sprintf("Card %d", i), "multitude"+filler, "")
 	}
 	w.section(t, first, "omega", "")
 	once.Do(func() { close(release) })
