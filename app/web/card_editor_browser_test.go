@@ -119,11 +119,13 @@ func TestBrowserCardEditor(t *testing.T) {
 	waitJS(t, ctx, "own removal, no notice", `document.querySelectorAll('[data-testid="section-editor"]').length === 2 && !document.querySelector('[data-testid="section-removed"]')`)
 
 	// Remove the alias, the property and a section (after its confirmation).
-	do(t, ctx,
-		chromedp.Click(chromedp.CSS(`[data-testid="alias-chip"] button`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="property"] button`)),
-		chromedp.Click(chromedp.CSS(`[data-testid="section-editor"]:nth-child(2) [data-testid="section-remove"]`)),
-	)
+	// One at a time: each removal redraws its part of the editor, and a click sent while a
+	// redraw is under way can land on the element being replaced (seen once in CI).
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="alias-chip"] button`)))
+	waitJS(t, ctx, "alias removed", `!document.querySelector('[data-testid="alias-chip"]')`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="property"] button`)))
+	waitJS(t, ctx, "property removed", `!document.querySelector('[data-testid="property"]')`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-editor"]:nth-child(2) [data-testid="section-remove"]`)))
 	waitJS(t, ctx, "confirmation", `document.querySelector("#remove-section-dialog").open && document.querySelector("#remove-section-dialog [data-section-name]").textContent === "Early life"`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="confirm-remove"]`)))
 	waitJS(t, ctx, "removed", `document.querySelectorAll('[data-testid="section-editor"]').length === 1 && !document.querySelector('[data-testid="alias-chip"]') && !document.querySelector('[data-testid="property"]')`)
