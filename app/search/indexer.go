@@ -345,7 +345,7 @@ func (ix *Index) Apply(s *store.Store, rows []store.OutboxRow) error {
 // one batch, and returns how many rows it covered.
 func (ix *Index) applyBatch(s *store.Store, rows []store.OutboxRow, done map[string]bool) (int, error) {
 	b := ix.idx.NewBatch()
-	updated := map[string]map[string]bool{}
+	updated := map[string][]string{}
 	n, text := 0, 0
 	for _, r := range rows {
 		if len(updated) == applyBatchDocs || text >= applyBatchText {
@@ -392,7 +392,7 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 	if err != nil {
 		return 0, err
 	}
-	entries := make(map[string]map[string]bool, len(indexed))
+	entries := make(map[string][]string, len(indexed))
 	repaired, checked := 0, 0
 	// Full batches go to workers, so that building Bleve segments (most of the cost) uses
 	// every core while this goroutine reads the next documents. The last batch, with the
@@ -468,11 +468,11 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 			}
 			have := indexed[d.ID]
 			delete(indexed, d.ID)
-			ids := make(map[string]bool, len(want))
-			for id := range want {
-				ids[id] = true
-			}
-			if len(ids) > 0 {
+			if len(want) > 0 {
+				ids := make([]string, 0, len(want))
+				for id := range want {
+					ids = append(ids, id)
+				}
 				entries[d.ID] = ids
 			}
 			if sameEntries(want, have) {

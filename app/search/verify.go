@@ -116,12 +116,12 @@ func (ix *Index) verifyDocuments(s *store.Store, after store.Document) (int, sto
 				b.Delete(id)
 			}
 		}
-		ids := make(map[string]bool, len(want))
+		ids := make([]string, 0, len(want))
 		for id, e := range want {
 			if err := b.Index(id, e); err != nil {
 				return 0, store.Document{}, failure("index "+id, err)
 			}
-			ids[id] = true
+			ids = append(ids, id)
 		}
 		ix.remember(d.ID, ids)
 	}
