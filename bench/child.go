@@ -79,22 +79,8 @@ type childProc struct {
 
 // spawnWatchers starts a child holding the streams and returns once all are open.
 func spawnWatchers(c watcherChild) (*childProc, error) {
-	exe, err := os.Executable()
+	cmd, stdin, stdout, err := startChild(childEnv, c)
 	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), childEnv+"="+string(mustJSON(c)))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	p := &childProc{cmd: cmd, stdin: stdin}
@@ -118,6 +104,30 @@ func spawnWatchers(c watcherChild) (*childProc, error) {
 		return nil, fmt.Errorf("watcher child: not ready after 5 minutes")
 	}
 	return p, nil
+}
+
+// startChild starts the bench binary again as a child process of the kind env names (its
+// main reads cfg, as JSON, from that variable), with pipes to its stdin and stdout.
+func startChild(env string, cfg any) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), env+"="+string(mustJSON(cfg)))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	return cmd, stdin, stdout, nil
 }
 
 // stop closes the child's stdin and waits for it (killing it after 10 s).

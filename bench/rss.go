@@ -352,22 +352,8 @@ type serverProc struct {
 
 // spawnServer starts a server child and returns once it is set up and idle.
 func spawnServer(cfg serverChildConfig) (*serverProc, error) {
-	exe, err := os.Executable()
+	cmd, stdin, stdout, err := startChild(serverChildEnv, cfg)
 	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), serverChildEnv+"="+string(mustJSON(cfg)))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	p := &serverProc{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}

@@ -78,10 +78,6 @@ type scaleProc struct {
 // startScaleServer starts a server child on c.Dir and returns at once (the child is still
 // booting).
 func startScaleServer(c scaleServer) (*scaleProc, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
 	if c.Addr == "" {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -90,22 +86,12 @@ func startScaleServer(c scaleServer) (*scaleProc, error) {
 		c.Addr = ln.Addr().String()
 		ln.Close()
 	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), scaleServerEnv+"="+string(mustJSON(c)))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	started := time.Now()
+	cmd, stdin, stdout, err := startChild(scaleServerEnv, c)
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	p := &scaleProc{cmd: cmd, stdin: stdin, URL: "http://" + c.Addr, indexed: make(chan time.Time, 1)}
-	p.started = time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
+	p := &scaleProc{cmd: cmd, stdin: stdin, URL: "http://" + c.Addr, indexed: make(chan time.Time, 1), started: started}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
