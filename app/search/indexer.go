@@ -600,14 +600,7 @@ func (ix *Index) signatures(ctx context.Context) (map[string]map[string]string, 
 			}
 			return nil, failure("read signatures", err)
 		}
-		for _, h := range res.Hits {
-			doc, _ := h.Fields["docId"].(string)
-			sig, _ := h.Fields["sig"].(string)
-			if out[doc] == nil {
-				out[doc] = map[string]string{}
-			}
-			out[doc][h.ID] = sig
-		}
+		addSignatures(out, res.Hits)
 		if len(res.Hits) < 5000 {
 			return out, nil
 		}

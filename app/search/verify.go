@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/pocketbase/dbx"
 
@@ -151,14 +152,7 @@ func (ix *Index) signaturesOf(docIDs []string) (map[string]map[string]string, er
 		if err != nil {
 			return nil, failure("read signatures", err)
 		}
-		for _, h := range res.Hits {
-			doc, _ := h.Fields["docId"].(string)
-			sig, _ := h.Fields["sig"].(string)
-			if out[doc] == nil {
-				out[doc] = map[string]string{}
-			}
-			out[doc][h.ID] = sig
-		}
+		addSignatures(out, res.Hits)
 		if uint64(req.From+len(res.Hits)) >= res.Total || len(res.Hits) == 0 {
 			return out, nil
 		}
@@ -211,4 +205,17 @@ func (ix *Index) dropVanished(s *store.Store, ids []string) (int, error) {
 		}
 	}
 	return gone, nil
+}
+
+// addSignatures adds to out (doc id -> entry id -> sig) what hits with the docId and sig
+// fields say.
+func addSignatures(out map[string]map[string]string, hits search.DocumentMatchCollection) {
+	for _, h := range hits {
+		doc, _ := h.Fields["docId"].(string)
+		sig, _ := h.Fields["sig"].(string)
+		if out[doc] == nil {
+			out[doc] = map[string]string{}
+		}
+		out[doc][h.ID] = sig
+	}
 }
