@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"slices"
 	"strconv"
@@ -470,7 +471,13 @@ func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) ([]st
 			return nil, 0, err
 		}
 	}
-	for _, id := range old {
+	return replaceEntries(b, slices.Values(old), want)
+}
+
+// replaceEntries adds to b what turns a document's old entries (their ids) into want, and
+// returns want's ids and the size of the text it indexes.
+func replaceEntries(b *bleve.Batch, old iter.Seq[string], want map[string]entry) ([]string, int, error) {
+	for id := range old {
 		if _, ok := want[id]; !ok {
 			b.Delete(id)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime"
 	"strconv"
 	"strings"
@@ -479,15 +480,8 @@ func (ix *Index) Reconcile(ctx context.Context, s *store.Store, seq int64, progr
 				continue
 			}
 			repaired++
-			for id := range have {
-				if _, ok := want[id]; !ok {
-					b.Delete(id)
-				}
-			}
-			for id, e := range want {
-				if err := b.Index(id, e); err != nil {
-					return fail(failure("index "+id, err))
-				}
+			if _, _, err := replaceEntries(b, maps.Keys(have), want); err != nil {
+				return fail(err)
 			}
 			if b.Size() >= reconcileBatch {
 				if err := flush(); err != nil {

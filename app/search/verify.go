@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -112,17 +113,9 @@ func (ix *Index) verifyDocuments(s *store.Store, after store.Document) (int, sto
 			continue
 		}
 		repaired++
-		for id := range have {
-			if _, ok := want[id]; !ok {
-				b.Delete(id)
-			}
-		}
-		ids := make([]string, 0, len(want))
-		for id, e := range want {
-			if err := b.Index(id, e); err != nil {
-				return 0, store.Document{}, failure("index "+id, err)
-			}
-			ids = append(ids, id)
+		ids, _, err := replaceEntries(b, maps.Keys(have), want)
+		if err != nil {
+			return 0, store.Document{}, err
 		}
 		ix.remember(d.ID, ids)
 	}
