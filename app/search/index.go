@@ -449,8 +449,9 @@ func (ix *Index) indexedIDs(docID string) ([]string, error) {
 }
 
 // reindexInto adds to b what makes the index hold exactly the current entries of docID,
-// and returns the ids it will then have and the size of the text it indexes.
-func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) ([]string, int, error) {
+// given its stored states, and returns the ids it will then have and the size of the text
+// it indexes.
+func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string, states []store.State) ([]string, int, error) {
 	var old []string
 	if ix.entries != nil {
 		old = ix.entries[docID]
@@ -463,10 +464,6 @@ func (ix *Index) reindexInto(b *bleve.Batch, s *store.Store, docID string) ([]st
 	want := map[string]entry{}
 	d, err := s.DocumentByID(docID)
 	if err == nil {
-		states, err := s.States(docID)
-		if err != nil {
-			return nil, 0, err
-		}
 		if want, err = ix.entriesFor(s, d, states); err != nil {
 			return nil, 0, err
 		}

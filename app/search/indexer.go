@@ -347,16 +347,38 @@ func (ix *Index) Apply(s *store.Store, rows []store.OutboxRow) error {
 func (ix *Index) applyBatch(s *store.Store, rows []store.OutboxRow, done map[string]bool) (int, error) {
 	b := ix.idx.NewBatch()
 	updated := map[string][]string{}
+	indexes := func(r store.OutboxRow) bool {
+		return r.Document != "" && strings.HasPrefix(r.Kind, "document.") && !done[r.Document]
+	}
+	// States are read statesAhead documents at a time: one query instead of one a document.
+	states := map[string][]store.State{}
+	read := map[string]bool{}
 	n, text := 0, 0
-	for _, r := range rows {
+	for i, r := range rows {
 		if len(updated) == applyBatchDocs || text >= applyBatchText {
 			break
 		}
 		n++
-		if r.Document == "" || !strings.HasPrefix(r.Kind, "document.") || done[r.Document] {
+		if !indexes(r) {
 			continue
 		}
-		ids, size, err := ix.reindexInto(b, s, r.Document)
+		if !read[r.Document] {
+			var next []string
+			for _, r := range rows[i:] {
+				if len(next) == statesAhead {
+					break
+				}
+				if indexes(r) && !read[r.Document] {
+					read[r.Document] = true
+					next = append(next, r.Document)
+				}
+			}
+			var err error
+			if states, err = s.StatesOf(next); err != nil {
+				return 0, fmt.Errorf("search: reindex %s: %w", r.Document, err)
+			}
+		}
+		ids, size, err := ix.reindexInto(b, s, r.Document, states[r.Document])
 		if err != nil {
 			return 0, fmt.Errorf("search: reindex %s: %w", r.Document, err)
 		}
@@ -374,6 +396,9 @@ func (ix *Index) applyBatch(s *store.Store, rows []store.OutboxRow, done map[str
 	}
 	return n, nil
 }
+
+// statesAhead is how many documents' states the running indexer reads in one query.
+const statesAhead = 64
 
 // reconcileBatch is how many entries a reconcile puts in one Bleve batch (one segment):
 // larger segments repeat less dictionary work and leave less to merge.

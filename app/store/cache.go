@@ -73,7 +73,10 @@ func (c *metaCache) putRole(gen uint64, world, user, role string) {
 func (c *metaCache) forget(rows []OutboxRow) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.gen++
+	// Only a row that forgets something counts: content writes and creates (most rows) change
+	// nothing cached, and counting them refused the reads that raced them, creates' own
+	// entries among them.
+	forgot := false
 	for _, r := range rows {
 		switch r.Kind {
 		case "world.plan", "world.updated", "world.deleted", "world.restored", "world.purged":
@@ -82,7 +85,13 @@ func (c *metaCache) forget(rows []OutboxRow) {
 			delete(c.roles, [2]string{r.World, r.Subject})
 		case "document.renamed", "document.moved", "document.deleted", "document.purged":
 			delete(c.docs, r.Document)
+		default:
+			continue
 		}
+		forgot = true
+	}
+	if forgot {
+		c.gen++
 	}
 }
 

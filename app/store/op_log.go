@@ -248,8 +248,12 @@ func (w *writeTx) appendOp(docID, era string, version int64, ops []byte, actor, 
 		return err
 	}
 	// The entries to delete are the oldest ones: read from the oldest on, up to the first
-	// entry kept (usually the first one read).
+	// entry kept (usually the first one read). A log of fewer versions and bytes than the
+	// bound (total counts every entry the era ever had) has none to delete.
 	cut := version - OpLogKeepVersions
+	if cut <= 0 && total < OpLogKeepBytes {
+		return nil
+	}
 	rows, err := w.tx.Stmt(w.st.opsAfter).Query(docID, era, cut)
 	if err != nil {
 		return fmt.Errorf("store: trim op log of %s: %w", docID, err)
