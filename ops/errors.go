@@ -61,7 +61,7 @@ func (c *opCtx) params(dst any) error {
 // strictParams is params without the short cut: encoding/json decides, once CheckKeys has
 // refused duplicate members and names that differ from a parameter's only in case.
 func (c *opCtx) strictParams(dst any) error {
-	if field, problem := CheckKeys(c.raw, reflect.TypeOf(dst)); field != "" {
+	if field, problem := CheckKeys(c.raw, reflect.TypeOf(dst)); problem != "" {
 		return fieldError(field, "%s: %s", c.name, problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(c.raw))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -79,41 +80,100 @@ func hex4(b []byte, i int) (rune, bool) {
 
 // CheckKeys walks data, valid JSON, as it would decode into a value of type t (nil: any),
 // and returns the first member name that is a duplicate within its object, or that names a
-// struct field only when case is ignored, with why; field is "" when every name is fine.
+// struct field only when case is ignored, with why; problem is "" when every name is fine
+// (field may be "": a member named "" twice).
 // Members that reach interfaces, maps or json.RawMessage are checked for duplicates only.
 func CheckKeys(data []byte, t reflect.Type) (field, problem string) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	field, problem, _ = checkValue(dec, t)
-	return field, problem
+	k := keyChecker{data: data}
+	return k.value(t)
 }
 
 var rawMessage = reflect.TypeFor[json.RawMessage]()
 
-func checkValue(dec *json.Decoder, t reflect.Type) (field, problem string, err error) {
+// keyChecker walks a JSON text byte by byte (this runs on every request body and every op:
+// encoding/json's tokens cost an allocation each). On a text that is not valid JSON it stops
+// somewhere and reports nothing: the decoder that follows refuses the text.
+type keyChecker struct {
+	data []byte
+	i    int
+}
+
+func (k *keyChecker) space() {
+	for k.i < len(k.data) {
+		switch k.data[k.i] {
+		case ' ', '\t', '\n', '\r':
+			k.i++
+		default:
+			return
+		}
+	}
+}
+
+// next skips white space and returns the next byte, 0 at the end.
+func (k *keyChecker) next() byte {
+	k.space()
+	if k.i < len(k.data) {
+		return k.data[k.i]
+	}
+	return 0
+}
+
+// str reads the string at k.i (its opening quote) and returns its decoded value (a slice of
+// data when it has no escapes); ok is false at a malformed one.
+func (k *keyChecker) str() (s []byte, ok bool) {
+	start, escaped := k.i, false
+	for k.i++; k.i < len(k.data); k.i++ {
+		switch k.data[k.i] {
+		case '\\':
+			escaped = true
+			k.i++
+		case '"':
+			k.i++
+			raw := k.data[start:k.i]
+			if !escaped {
+				return raw[1 : len(raw)-1], true
+			}
+			var v string
+			err := json.Unmarshal(raw, &v)
+			return []byte(v), err == nil
+		}
+	}
+	return nil, false
+}
+
+// value checks the value at k.i as it would decode into t (nil: any) and moves past it.
+func (k *keyChecker) value(t reflect.Type) (field, problem string) {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == rawMessage || t != nil && t.Kind() == reflect.Interface {
 		t = nil
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		return "", "", err
-	}
-	switch tok {
-	case json.Delim('{'):
-		seen := map[string]bool{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return "", "", err
+	switch k.next() {
+	case '{':
+		k.i++
+		var seen [][]byte // few members: a slice beats a map, until there are many
+		var many map[string]bool
+		for k.next() == '"' {
+			key, ok := k.str()
+			if !ok || k.next() != ':' {
+				return "", ""
 			}
-			key, _ := kt.(string)
-			if seen[key] {
-				return key, fmt.Sprintf("the member %q appears twice in one object", key), nil
+			k.i++
+			if many == nil && len(seen) == 16 {
+				many = map[string]bool{}
+				for _, s := range seen {
+					many[string(s)] = true
+				}
 			}
-			seen[key] = true
+			if many[string(key)] || many == nil && slices.ContainsFunc(seen, func(s []byte) bool { return bytes.Equal(s, key) }) {
+				return string(key), fmt.Sprintf("the member %q appears twice in one object", key)
+			}
+			if many != nil {
+				many[string(key)] = true
+			} else {
+				seen = append(seen, key)
+			}
 			var member reflect.Type
 			if t != nil {
 				switch t.Kind() {
@@ -121,31 +181,56 @@ func checkValue(dec *json.Decoder, t reflect.Type) (field, problem string, err e
 					member = t.Elem()
 				case reflect.Struct:
 					var folded bool
-					member, folded = structMember(t, key)
+					member, folded = structMember(t, string(key))
 					if folded {
-						return key, fmt.Sprintf("unknown member %q (member names are case-sensitive)", key), nil
+						return string(key), fmt.Sprintf("unknown member %q (member names are case-sensitive)", key)
 					}
 				}
 			}
-			if f, p, err := checkValue(dec, member); f != "" || err != nil {
-				return f, p, err
+			if f, p := k.value(member); p != "" {
+				return f, p
 			}
+			if k.next() != ',' {
+				break
+			}
+			k.i++
 		}
-	case json.Delim('['):
+		k.i++ // the closing brace
+	case '[':
+		k.i++
 		var elem reflect.Type
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
-		for dec.More() {
-			if f, p, err := checkValue(dec, elem); f != "" || err != nil {
-				return f, p, err
-			}
+		if k.next() == ']' {
+			k.i++
+			return "", ""
 		}
-	default:
-		return "", "", nil
+		for k.i < len(k.data) {
+			if f, p := k.value(elem); p != "" {
+				return f, p
+			}
+			if k.next() != ',' {
+				break
+			}
+			k.i++
+		}
+		k.i++ // the closing bracket
+	case '"':
+		if _, ok := k.str(); !ok {
+			k.i = len(k.data)
+		}
+	case 0:
+	default: // a number or a literal
+		for k.i < len(k.data) {
+			switch k.data[k.i] {
+			case ',', ']', '}', ' ', '\t', '\n', '\r':
+				return "", ""
+			}
+			k.i++
+		}
 	}
-	_, err = dec.Token() // the closing delimiter
-	return "", "", err
+	return "", ""
 }
 
 // structMember returns the type of t's field whose JSON name is key; folded is set when a

@@ -31,7 +31,7 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if err != nil {
 		return err
 	}
-	if field, problem := ops.CheckKeys(data, reflect.TypeOf(dst)); field != "" {
+	if field, problem := ops.CheckKeys(data, reflect.TypeOf(dst)); problem != "" {
 		return Field(field, "%s", problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -208,7 +208,7 @@ func checkBody(data []byte) error {
 	if !json.Valid(data) {
 		return nil // the SDK answers these as it does
 	}
-	if field, problem := ops.CheckKeys(data, nil); field != "" {
+	if field, problem := ops.CheckKeys(data, nil); problem != "" {
 		return apierr.Field(field, "%s", problem)
 	}
 	return nil
