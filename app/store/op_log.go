@@ -11,12 +11,14 @@ import (
 	"github.com/loreweave/loreweave/ops"
 )
 
-// The op log's bound. A document keeps, in each era, only its newest op-log entries: at most
-// OpLogKeepVersions of them, and only those with less than OpLogKeepBytes of entries after
-// them (so at most that plus one entry, about a request body). The write that pushes older
-// entries out deletes them in its own transaction, so one document cannot grow its history
-// without limit, however many writes it takes. Entries written before this bound existed go
-// at the document's next write in that era.
+// The op log's bound. A document keeps, in each era, its newest op-log entries: at least
+// OpLogKeepVersions of them, or those with less than OpLogKeepBytes of entries after them
+// if that is fewer. Older entries are deleted every opLogTrimEvery versions, and whenever
+// the log's total crosses a multiple of opLogTrimBytes, by the write that does so and in its
+// transaction: the log holds at most opLogTrimEvery-1 versions more than OpLogKeepVersions
+// and about opLogTrimBytes plus one entry more than OpLogKeepBytes, so one document cannot
+// grow its history without limit, however many writes it takes. Entries written before this
+// bound existed go at the document's next trim in that era.
 //
 // The bound is what an edit can be rebased over (ops.MaxRebase versions, and no more than
 // OpLogKeepBytes of changes), and more than a stream resume replays. A request for versions
@@ -28,6 +30,9 @@ const (
 	OpLogKeepVersions = ops.MaxRebase
 	// OpLogKeepBytes is about how many bytes of entries an era's op log keeps of a document.
 	OpLogKeepBytes = 16 << 20
+
+	opLogTrimEvery = 50
+	opLogTrimBytes = 1 << 20
 )
 
 // LogEntry is one accepted batch in a document's op log.
@@ -236,8 +241,8 @@ func (s *Store) opLogChunk(docID string, sg segment, from int64) (chunk []opLogR
 	return chunk, false, nil
 }
 
-// appendOp adds a write's entry to the op log, then deletes the entries of the same document
-// and era that fall out of the op log's bound (see OpLogKeepVersions).
+// appendOp adds a write's entry to the op log, then, when a trim is due, deletes the entries
+// of the same document and era that fall out of the op log's bound (see OpLogKeepVersions).
 func (w *writeTx) appendOp(docID, era string, version int64, ops []byte, actor, credential, created string, client Client) error {
 	var total int64 // of the era's previous entry, which is always kept
 	if err := w.tx.Stmt(w.st.opTotal).QueryRow(docID, era, version-1).Scan(&total); err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -249,9 +254,12 @@ func (w *writeTx) appendOp(docID, era string, version int64, ops []byte, actor, 
 	}
 	// The entries to delete are the oldest ones: read from the oldest on, up to the first
 	// entry kept (usually the first one read). A log of fewer versions and bytes than the
-	// bound (total counts every entry the era ever had) has none to delete.
+	// bound (total counts every entry the era ever had) has none to delete; a longer one is
+	// trimmed at every opLogTrimEvery-th version, and when its total crosses a multiple of
+	// opLogTrimBytes, rather than at every write (three statements each).
 	cut := version - OpLogKeepVersions
-	if cut <= 0 && total < OpLogKeepBytes {
+	due := version%opLogTrimEvery == 0 || total/opLogTrimBytes != (total-int64(len(ops)))/opLogTrimBytes
+	if cut <= 0 && total < OpLogKeepBytes || !due {
 		return nil
 	}
 	rows, err := w.tx.Stmt(w.st.opsAfter).Query(docID, era, cut)

@@ -33,7 +33,7 @@ func TestOpLogKeepsTheNewestVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const writes = 1005 // main: versions 1..1007
+	const writes = 1055 // main: versions 1..1057, trimmed last at 1050
 	for i := range writes {
 		op, _ := json.Marshal(map[string]any{"op": "timeline.addEvent", "label": "m", "dateMs": i})
 		if _, err := s.LW.Store.ApplyOps(store.WriteRequest{Document: d, Ops: []json.RawMessage{op}, Actor: store.Actor{UserID: ann.ID}}); err != nil {
@@ -44,8 +44,8 @@ func TestOpLogKeepsTheNewestVersions(t *testing.T) {
 	if err := s.PB.DB().NewQuery("SELECT COUNT(*), MIN(version) FROM document_ops WHERE document = '"+tl+"' AND era = ''").Row(&rows, &oldest); err != nil {
 		t.Fatal(err)
 	}
-	if rows != 1000 || oldest != 8 {
-		t.Fatalf("main line op log after 1,007 versions: %d rows from %d, want 1000 from 8", rows, oldest)
+	if rows != 1007 || oldest != 51 {
+		t.Fatalf("main line op log after 1,057 versions: %d rows from %d, want 1007 from 51 (1000 kept at the trim of version 1050)", rows, oldest)
 	}
 	if n := s.Count("document_ops", "document = '"+tl+"' AND era = '"+era.ID+"'"); n != 1 {
 		t.Fatalf("the era's own op log: %d rows, want 1", n)
