@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/pocketbase/dbx"
 
 	"github.com/loreweave/loreweave/app/apptest"
 	"github.com/loreweave/loreweave/app/store"
@@ -70,5 +73,51 @@ func TestOpLogKeepsTheNewestVersions(t *testing.T) {
 	}
 	if ev := resume("2"); ev.Event != "ops" || ev.ID != "3" {
 		t.Fatalf("era stream resumed from its fork: %s %s, want ops 3", ev.Event, ev.ID)
+	}
+}
+
+// Every entry's total is the previous entry's plus its own size, in the main line and in an
+// era whose log starts at its fork (the op log's bound is counted from them).
+func TestOpLogTotals(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "Annals", "timeline")
+	path := "/api/v1/worlds/" + w + "/documents/" + tl
+	add := func(era string, i int) {
+		label := strings.Repeat("x", 1+i*37%200)
+		q := ""
+		if era != "" {
+			q = "?era=" + era
+		}
+		s.Must(s.Post(ann.Key, path+"/content"+q, map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "label": label, "dateMs": i}}}), http.StatusOK)
+	}
+	for i := range 30 {
+		add("", i)
+	}
+	var era struct{ ID string }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w+"/eras", map[string]any{"name": "Second Age"}), http.StatusCreated).JSON(t, &era)
+	for i := range 30 {
+		add(era.ID, i)
+		add("", 30+i)
+	}
+	for e, want := range map[string]int{"": 60, era.ID: 30} {
+		var rows []struct {
+			Version, Total, Size int64
+		}
+		if err := s.PB.DB().NewQuery("SELECT version, total, octet_length(ops) AS size FROM document_ops WHERE document = {:d} AND era = {:e} ORDER BY version").
+			Bind(dbx.Params{"d": tl, "e": e}).All(&rows); err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != want {
+			t.Fatalf("era %q: %d entries, want %d", e, len(rows), want)
+		}
+		sum := int64(0)
+		for _, r := range rows {
+			sum += r.Size
+			if r.Total != sum {
+				t.Fatalf("era %q, version %d: total %d, want %d", e, r.Version, r.Total, sum)
+			}
+		}
 	}
 }
