@@ -1,10 +1,14 @@
 package store_test
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/pocketbase/dbx"
 
 	"github.com/loreweave/loreweave/app/apptest"
 	"github.com/loreweave/loreweave/app/store"
@@ -95,4 +99,49 @@ func TestAPanickingFollowerLeavesTheOthersFed(t *testing.T) {
 	}
 	seen(s.Document(ann, w, "First", "card"))
 	seen(s.Document(ann, w, "Second", "card"))
+}
+
+// Creates that share a transaction count their world's events in memory and store the count
+// once: with many at once in two worlds, and renames (world events written in transactions
+// of their own) in between, each world's events are still numbered 1, 2, 3, … without a gap
+// or a repeat, and the stored count is the last number.
+func TestWorldEventsNumberedUnderGroupCommit(t *testing.T) {
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann")
+	worlds := []string{s.World(ann, "Eldoria"), s.World(ann, "Vantor")}
+	renamed := s.Document(ann, worlds[0], "Renamed", "card")
+	var wg sync.WaitGroup
+	for c := range 20 {
+		wg.Go(func() {
+			for i := range 15 {
+				w := worlds[(c+i)%2]
+				if _, err := s.LW.Store.CreateDocument(w, "", fmt.Sprintf("Doc %d-%d", c, i), "card", "", store.Actor{UserID: ann.ID}); err != nil {
+					t.Error(err)
+					return
+				}
+				if c == 0 {
+					s.Must(s.Do(apptest.Request{Method: http.MethodPatch, Key: ann.Key, Path: "/api/v1/worlds/" + worlds[0] + "/documents/" + renamed, Body: map[string]any{"name": fmt.Sprint("Renamed ", i)}}), http.StatusOK)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, w := range worlds {
+		var seqs []int64
+		if err := s.PB.DB().NewQuery("SELECT worldSeq FROM outbox WHERE world = {:w} AND worldSeq > 0 ORDER BY worldSeq").Bind(dbx.Params{"w": w}).Column(&seqs); err != nil {
+			t.Fatal(err)
+		}
+		for i, seq := range seqs {
+			if seq != int64(i+1) {
+				t.Fatalf("world %s: event %d is numbered %d (%v)", w, i+1, seq, seqs)
+			}
+		}
+		var count int64
+		if err := s.PB.DB().NewQuery("SELECT seq FROM world_event_seqs WHERE world = {:w}").Bind(dbx.Params{"w": w}).Row(&count); err != nil {
+			t.Fatal(err)
+		}
+		if count != int64(len(seqs)) || len(seqs) < 150 {
+			t.Fatalf("world %s: %d events, count %d", w, len(seqs), count)
+		}
+	}
 }
