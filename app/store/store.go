@@ -44,6 +44,10 @@ type Store struct {
 	states *stateCache
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	outboxOnce sync.Once
+	outboxStmt *sql.Stmt
+	outboxErr  error
 }
 
 // New returns a Store on app's database. Start must be called before writes (Setup does).
