@@ -44,7 +44,7 @@ var internalSeq = []byte("lw_outbox_seq")
 var internalMapping = []byte("lw_mapping")
 
 // mappingVersion changes whenever newMapping changes.
-const mappingVersion = "7"
+const mappingVersion = "8"
 
 // ErrOldMapping means the index was built by another version of Loreweave's mapping.
 var ErrOldMapping = errors.New("search: the index was built with an older mapping")
@@ -81,11 +81,10 @@ type Index struct {
 // entry is what is indexed for one document state. Name, Text and Kind are analysed as
 // "code<sep>value" (see analysis.go), code being the short code of the entry's world and era
 // (see allocCode).
+// An entry's world and era are in its scoped terms (see allocCode) and its id: queries go by
+// the scoped terms, which never walk another world's postings, so no field holds them (two
+// keyword fields that nothing read cost two dictionaries in every segment).
 type entry struct {
-	// World and Era are plain keywords, for looking at the index; queries go by the scoped
-	// terms instead, which never walk another world's postings.
-	World        string   `json:"world"`
-	Era          string   `json:"era"`
 	Shadowed     []string `json:"shadowed"`
 	DocID        string   `json:"docId"`
 	DocumentType string   `json:"documentType"`
@@ -132,8 +131,6 @@ func newMapping() (mapping.IndexMapping, error) {
 		return f
 	}
 	dm := bleve.NewDocumentStaticMapping()
-	dm.AddFieldMappingsAt("world", filter())
-	dm.AddFieldMappingsAt("era", filter())
 	dm.AddFieldMappingsAt("shadowed", filter())
 	docID := filter()
 	docID.Store = true
@@ -304,7 +301,7 @@ func (ix *Index) entriesFor(s *store.Store, d store.Document, states []store.Sta
 			return err
 		}
 		sc := code + sep
-		e := entry{World: d.WorldID, Era: indexEra(era), Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType, Kind: sc + d.DocumentType,
+		e := entry{Shadowed: sh, DocID: d.ID, DocumentType: d.DocumentType, Kind: sc + d.DocumentType,
 			Name: sc + name, Text: sc + indexedText(text), Version: float64(version)}
 		if secret != "" {
 			e.Secret = sc + indexedText(secret)
