@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
@@ -334,7 +335,8 @@ func hitSpans(text string, locs search.TermLocationMap) []span {
 	from, last := densestRun(hits), hits[len(hits)-1]
 	var spans []span
 	stop := len(text) // the byte offset past which no hit is needed
-	words := segment.NewWordSegmenterDirect([]byte(text))
+	// The segmenter only reads its input: no copy of a text of up to MaxIndexedText.
+	words := segment.NewWordSegmenterDirect(unsafe.Slice(unsafe.StringData(text), len(text)))
 	for start, pos := 0, uint64(1); pos <= last && start <= stop && words.Segment(); {
 		end := start + len(words.Bytes())
 		if words.Type() != segment.None {
@@ -355,8 +357,9 @@ const (
 	// runWords is about how many words a snippet shows.
 	runWords = snippetLen / 6
 	// runReach bounds how far after the first hit the densest run may start, in words: the
-	// text is segmented from its start up to the run.
-	runReach = 2000
+	// text is segmented from its start up to the run, and in a long text a run of two far
+	// down would cost more than it shows.
+	runReach = 200
 )
 
 // densestRun returns the position of the first hit of the run of runWords positions that

@@ -36,20 +36,20 @@ func TestSnippetOfACommonWordReadsTheTextOnlyAsFarAsItShows(t *testing.T) {
 // The densest run of hits wins over a lone earlier hit, as long as it starts within
 // runReach words of the first hit.
 func TestSnippetShowsTheDensestRun(t *testing.T) {
-	words := make([]string, 3000)
+	words := make([]string, 600)
 	for i := range words {
 		words[i] = "filler"
 	}
-	for _, p := range []int{3, 500, 502, 504} {
+	for _, p := range []int{3, 150, 152, 154} {
 		words[p-1] = "dragon"
 	}
-	words[2999] = "dragon" // beyond the reach of the run: never segmented for
+	words[599] = "dragon" // beyond the reach of the run: never segmented for
 	text := strings.Join(words, " ")
-	got := snippet(text, locations(3, 500, 502, 504, 3000))
+	got := snippet(text, locations(3, 150, 152, 154, 600))
 	if strings.Count(got, "<mark>dragon</mark>") != 3 {
 		t.Fatalf("snippet %q, want the run of three", got)
 	}
-	if spans := hitSpans(text, locations(3, 500, 502, 504, 3000)); len(spans) != 4 {
+	if spans := hitSpans(text, locations(3, 150, 152, 154, 600)); len(spans) != 4 {
 		t.Fatalf("%d spans, want 4 (the last hit is past the snippet)", len(spans))
 	}
 }
