@@ -343,7 +343,7 @@ func (b *bench) runSearch() error {
 	const mib = 1 << 20
 	sz := valueRow(fmt.Sprintf("search index size, %d docs", total), float64(bleveSize)/mib, "MiB", "SQLite FTS5 file", float64(ftsInfo.Size())/mib)
 	sz.goal("≤ 1.0x", bleveSize <= ftsInfo.Size())
-	sz.Note = "Bleve: name and text indexed as words (as written plus English stems at the same position), the name also as edge n-grams (2–15), every term starting with a short world/era code, text stored, with positions but no offsets (a snippet finds them again), compacted into one segment after the reconcile; FTS5: porter stemming with 2- and 3-letter prefix indexes, its content in the same file"
+	sz.Note = "Bleve: name and text indexed as words (as written plus English stems at the same position), the name also as edge n-grams (2–15), every term starting with a short world/era code, text stored, with positions and offsets (for phrases and snippets), compacted into one segment after the reconcile; FTS5: porter stemming with 2- and 3-letter prefix indexes, its content in the same file"
 	b.add(sz)
 	return nil
 }

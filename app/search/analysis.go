@@ -78,10 +78,10 @@ func scoped(prefix, term []byte) []byte {
 // Porter stemming; stop words are not stemmed). One field thus serves exact and stemmed
 // matching, and phrases match either form.
 //
-// Its tokens carry positions but no offsets (Start and End are 0): the index keeps a term
-// vector entry for every word of the text, and two absolute offsets took a third of each
-// (8% of the index). A snippet finds a hit's offsets again from its position, by
-// tokenizing the stored text (see hitSpans).
+// Its tokens carry their offsets in the value, which the text's term vectors keep for
+// snippets. (Without them the index was 8% smaller, but a snippet had to segment the stored
+// text again up to its hits: a third of a one-word query's CPU, and under the mixed load a
+// tenth of the server's.)
 type words struct {
 	tok  analysis.Tokenizer
 	stop analysis.TokenMap
@@ -105,13 +105,12 @@ func (a words) Analyze(in []byte) analysis.TokenStream {
 	for _, t := range toks {
 		lower = appendLower(lower[:0], t.Term)
 		t.Term = term(prefix, lower)
-		t.Start, t.End = 0, 0
 		out = append(out, t)
 		if _, ok := a.stop[string(lower)]; ok {
 			continue
 		}
 		if st = appendStem(st[:0], lower); !bytes.Equal(st, lower) {
-			stems = append(stems, analysis.Token{Position: t.Position, Type: t.Type, Term: term(stemPrefix, st)})
+			stems = append(stems, analysis.Token{Start: t.Start, End: t.End, Position: t.Position, Type: t.Type, Term: term(stemPrefix, st)})
 			out = append(out, &stems[len(stems)-1])
 		}
 	}

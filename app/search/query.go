@@ -2,17 +2,14 @@ package search
 
 import (
 	"html"
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	"github.com/blevesearch/segment"
 
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/background"
@@ -311,82 +308,18 @@ func isLetterOrDigit(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigi
 
 func isWordRune(r rune) bool { return isLetterOrDigit(r) || r == '\'' || r == '’' }
 
-// hitSpans returns where in text the words at the positions of locs are, as far as a
-// snippet needs them. The index keeps positions without offsets (see words): the text is
-// segmented again, as the words analyser's tokenizer segments it, and its words at those
-// positions are the hits. Segmenting stops a snippet's length after the first hit of the
-// densest run of hits (see densestRun), not at the last hit: a common word in a long text
-// had every query segment nearly all of it (under load, a tenth of the server's CPU).
-func hitSpans(text string, locs search.TermLocationMap) []span {
-	at := map[uint64]bool{}
-	var hits []uint64
-	for _, ls := range locs {
-		for _, l := range ls {
-			if !at[l.Pos] {
-				at[l.Pos] = true
-				hits = append(hits, l.Pos)
-			}
-		}
-	}
-	if len(hits) == 0 {
-		return nil
-	}
-	slices.Sort(hits)
-	from, last := densestRun(hits), hits[len(hits)-1]
-	var spans []span
-	stop := len(text) // the byte offset past which no hit is needed
-	// The segmenter only reads its input: no copy of a text of up to MaxIndexedText.
-	words := segment.NewWordSegmenterDirect(unsafe.Slice(unsafe.StringData(text), len(text)))
-	for start, pos := 0, uint64(1); pos <= last && start <= stop && words.Segment(); {
-		end := start + len(words.Bytes())
-		if words.Type() != segment.None {
-			if at[pos] {
-				spans = append(spans, span{start, end})
-			}
-			if pos == from {
-				stop = start + snippetLen
-			}
-			pos++
-		}
-		start = end
-	}
-	return spans
-}
-
-const (
-	// runWords is about how many words a snippet shows.
-	runWords = snippetLen / 6
-	// runReach bounds how far after the first hit the densest run may start, in words: the
-	// text is segmented from its start up to the run, and in a long text a run of two far
-	// down would cost more than it shows.
-	runReach = 200
-)
-
-// densestRun returns the position of the first hit of the run of runWords positions that
-// holds the most hits (the earliest of equals), among the runs that start within runReach
-// words of the first hit. hits are sorted.
-func densestRun(hits []uint64) uint64 {
-	best, from := 0, hits[0]
-	j := 0
-	for i, h := range hits {
-		if h > hits[0]+runReach {
-			break
-		}
-		for j < len(hits) && hits[j] < h+runWords {
-			j++
-		}
-		if j-i > best {
-			best, from = j-i, h
-		}
-	}
-	return from
-}
-
 // snippet cuts a fragment of text around the densest run of hits, escapes it, and wraps the
 // hits in <mark>. Hits are the locations Bleve found in the text (words, stems, fuzzy
 // neighbours and the words the word being typed begins).
 func snippet(text string, locs search.TermLocationMap) string {
-	spans := hitSpans(text, locs)
+	var spans []span
+	for _, ls := range locs {
+		for _, l := range ls {
+			if int(l.End) <= len(text) && l.Start < l.End {
+				spans = append(spans, span{int(l.Start), int(l.End)})
+			}
+		}
+	}
 	sort.Slice(spans, func(i, j int) bool {
 		return spans[i].start < spans[j].start || (spans[i].start == spans[j].start && spans[i].end > spans[j].end)
 	})
