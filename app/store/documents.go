@@ -181,22 +181,34 @@ func (s *Store) Documents(worldID string, f DocumentFilter, p Page) ([]Document,
 }
 
 // countDocuments counts the documents of a world visible in an era (whose chain is given),
-// narrowed by f, as db sees them (a transaction sees its own changes).
+// narrowed by f, as db sees them (a transaction sees its own changes): those of the chain's
+// eras (the world's index holds their eras) less those deleted in one of them (deleted
+// states have an index of their own), rather than a look for a deleted state under each one.
 func countDocuments(db dbx.Builder, worldID string, chain []string, f DocumentFilter) (int, error) {
-	where, params := documentsWhere(worldID, chain, f)
-	var total int
-	if err := db.NewQuery("SELECT COUNT(*) FROM documents d WHERE " + where).Bind(params).Row(&total); err != nil {
+	in, params, where := documentsOf(worldID, chain, f)
+	var all, deleted int
+	if err := db.NewQuery("SELECT COUNT(*) FROM documents d WHERE " + where).Bind(params).Row(&all); err != nil {
 		return 0, fmt.Errorf("store: count documents: %w", err)
 	}
-	return total, nil
+	if err := db.NewQuery("SELECT COUNT(DISTINCT t.document) FROM document_states t CROSS JOIN documents d ON d.id = t.document" +
+		" WHERE t.deleted AND t.era IN (" + in + ") AND " + where).Bind(params).Row(&deleted); err != nil {
+		return 0, fmt.Errorf("store: count documents: %w", err)
+	}
+	return all - deleted, nil
 }
 
 // documentsWhere is the condition on documents d that selects a document list.
 func documentsWhere(worldID string, chain []string, f DocumentFilter) (string, dbx.Params) {
-	in, params := placeholders("era", chain)
+	in, params, where := documentsOf(worldID, chain, f)
+	return where + " AND NOT EXISTS (SELECT 1 FROM document_states t WHERE t.document = d.id AND t.deleted AND t.era IN (" + in + "))", params
+}
+
+// documentsOf is the condition on documents d of a world's documents in a chain's eras,
+// narrowed by f, deleted ones included; in lists the chain's eras as placeholders.
+func documentsOf(worldID string, chain []string, f DocumentFilter) (in string, params dbx.Params, where string) {
+	in, params = placeholders("era", chain)
 	params["w"] = worldID
-	where := "d.world = {:w} AND d.era IN (" + in + ")" +
-		" AND NOT EXISTS (SELECT 1 FROM document_states t WHERE t.document = d.id AND t.deleted AND t.era IN (" + in + "))"
+	where = "d.world = {:w} AND d.era IN (" + in + ")"
 	if f.DocumentType != "" {
 		where += " AND d.documentType = {:type}"
 		params["type"] = f.DocumentType
@@ -205,7 +217,7 @@ func documentsWhere(worldID string, chain []string, f DocumentFilter) (string, d
 		where += " AND d.parent = {:parent}"
 		params["parent"] = *f.ParentID
 	}
-	return where, params
+	return in, params, where
 }
 
 // stateRow is one row of document_states.
