@@ -12,36 +12,31 @@ import (
 // every document.
 func init() {
 	migrations.Register(func(app core.App) error {
-		documents, err := app.FindCollectionByNameOrId("documents")
-		if err != nil {
-			return err
-		}
-		documents.RemoveIndex("idx_documents_world")
-		documents.AddIndex("idx_documents_world", false, "world, created, era", "")
-		if err := app.Save(documents); err != nil {
-			return err
-		}
-		states, err := app.FindCollectionByNameOrId("document_states")
-		if err != nil {
-			return err
-		}
-		states.AddIndex("idx_document_states_deleted", false, "era, document", "deleted")
-		return app.Save(states)
+		return documentCountIndexes(app, "world, created, era", true)
 	}, func(app core.App) error {
-		documents, err := app.FindCollectionByNameOrId("documents")
-		if err != nil {
-			return err
-		}
-		documents.RemoveIndex("idx_documents_world")
-		documents.AddIndex("idx_documents_world", false, "world, created", "")
-		if err := app.Save(documents); err != nil {
-			return err
-		}
-		states, err := app.FindCollectionByNameOrId("document_states")
-		if err != nil {
-			return err
-		}
-		states.RemoveIndex("idx_document_states_deleted")
-		return app.Save(states)
+		return documentCountIndexes(app, "world, created", false)
 	})
+}
+
+// documentCountIndexes sets the columns of the documents' world index, and adds or drops the
+// index of deleted states.
+func documentCountIndexes(app core.App, worldColumns string, deletedIndex bool) error {
+	documents, err := app.FindCollectionByNameOrId("documents")
+	if err != nil {
+		return err
+	}
+	documents.RemoveIndex("idx_documents_world")
+	documents.AddIndex("idx_documents_world", false, worldColumns, "")
+	if err := app.Save(documents); err != nil {
+		return err
+	}
+	states, err := app.FindCollectionByNameOrId("document_states")
+	if err != nil {
+		return err
+	}
+	states.RemoveIndex("idx_document_states_deleted")
+	if deletedIndex {
+		states.AddIndex("idx_document_states_deleted", false, "era, document", "deleted")
+	}
+	return app.Save(states)
 }
