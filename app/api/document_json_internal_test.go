@@ -26,7 +26,7 @@ func TestDocumentWithContentJSON(t *testing.T) {
 	}{
 		{data, true},
 		{json.RawMessage(`{"events":[{"label":"a<b"}]}`), false}, // not as ops write it
-		{json.RawMessage(`{"events": [] }`), true},                // valid, not compact: copied as is
+		{json.RawMessage(`{"events": [] }`), true},               // valid, not compact: copied as is
 		{nil, false},
 	} {
 		d := DocumentWithContentJSON{DocumentJSON: meta, Version: 3, Content: ContentJSON{Data: tc.data, Source: "# Annals\n<i>", Text: "Annals\nThe fall"}}
