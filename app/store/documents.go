@@ -55,6 +55,25 @@ func (c Content) Public(d Document) Content {
 
 const docCols = "d.id, d.world, d.name, d.documentType, d.parent, d.era, d.created, d.updated"
 
+// scanDocuments runs q, which selects docCols, and returns its documents. It scans each row
+// into its fields directly: dbx's reflection took two fifths of a list page's time.
+func scanDocuments(q *dbx.Query) ([]Document, error) {
+	rows, err := q.Rows()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []Document{}
+	for rows.Next() {
+		var d Document
+		if err := rows.Scan(&d.ID, &d.WorldID, &d.Name, &d.DocumentType, &d.ParentID, &d.EraID, &d.Created, &d.Updated); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
 // CreateDocument creates a document's metadata in era (or the main line). The name must be
 // 1 to MaxName characters, the type one of the world's document types, and the parent, when
 // given, a folder of the world visible in the era.
@@ -172,9 +191,9 @@ func (s *Store) Documents(worldID string, f DocumentFilter, p Page) ([]Document,
 	where, params := documentsWhere(worldID, chain, f)
 	params["limit"] = p.PerPage
 	params["offset"] = p.offset()
-	items := []Document{}
-	if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE " + where + " ORDER BY d.created, d.rowid LIMIT {:limit} OFFSET {:offset}").
-		Bind(params).All(&items); err != nil {
+	items, err := scanDocuments(s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE " + where + " ORDER BY d.created, d.rowid LIMIT {:limit} OFFSET {:offset}").
+		Bind(params))
+	if err != nil {
 		return nil, 0, fmt.Errorf("store: list documents: %w", err)
 	}
 	return items, total, nil
@@ -354,16 +373,17 @@ func (s *Store) StatesOf(docIDs []string) (map[string][]State, error) {
 func (s *Store) AllDocuments(after Document, limit int) ([]Document, error) {
 	var out []Document
 	if after.WorldID != "" {
-		if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.world = {:world} AND d.created >= {:created}" +
+		var err error
+		if out, err = scanDocuments(s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.world = {:world} AND d.created >= {:created}" +
 			" AND (d.created > {:created} OR d.id > {:id}) ORDER BY d.created, d.id LIMIT {:limit}").
-			Bind(dbx.Params{"world": after.WorldID, "created": after.Created, "id": after.ID, "limit": limit}).All(&out); err != nil {
+			Bind(dbx.Params{"world": after.WorldID, "created": after.Created, "id": after.ID, "limit": limit})); err != nil {
 			return nil, fmt.Errorf("store: all documents: %w", err)
 		}
 	}
 	if len(out) < limit {
-		var next []Document
-		if err := s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.world > {:world} ORDER BY d.world, d.created, d.id LIMIT {:limit}").
-			Bind(dbx.Params{"world": after.WorldID, "limit": limit - len(out)}).All(&next); err != nil {
+		next, err := scanDocuments(s.app.DB().NewQuery("SELECT " + docCols + " FROM documents d WHERE d.world > {:world} ORDER BY d.world, d.created, d.id LIMIT {:limit}").
+			Bind(dbx.Params{"world": after.WorldID, "limit": limit - len(out)}))
+		if err != nil {
 			return nil, fmt.Errorf("store: all documents: %w", err)
 		}
 		out = append(out, next...)
