@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/ops"
@@ -185,33 +184,21 @@ func fileSize(path string) int64 {
 // previous card; each with its main-line state and one op-log entry, as one write would
 // have left them. No outbox rows: nothing in the running server needs to see them.
 func insertArchiveWorld(pb core.App, worldID string, n int) error {
-	t := time.Now().UTC().Format("2006-01-02 15:04:05.000Z")
 	return pb.RunInTransaction(func(tx core.App) error {
-		db := tx.DB()
-		insDoc := db.NewQuery(`INSERT INTO documents (id, world, name, documentType, parent, era, created, updated)
-			VALUES ({:id}, {:world}, {:name}, {:type}, '', '', {:t}, {:t})`).Prepare()
-		defer insDoc.Close()
-		insState := db.NewQuery(`INSERT INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated)
-			VALUES ({:id}, {:doc}, '', {:data}, {:text}, 1, 0, FALSE, {:t})`).Prepare()
-		defer insState.Close()
-		insOp := db.NewQuery(`INSERT INTO document_ops (document, era, version, ops, actor, credential, created)
-			VALUES ({:doc}, '', 1, {:ops}, 'bench', 'cli', {:t})`).Prepare()
-		defer insOp.Close()
+		// A thousand at a time: the scenario measures memory, and 100,000 documents held at
+		// once would be the bench's, not the export's.
 		prev := ""
-		for i := range n {
-			id := core.GenerateDefaultRandomId()
-			name, typ, data, text, opsJSON := archiveDoc(i, prev)
-			if typ == "card" {
-				prev = id
+		for from := 0; from < n; from += 1000 {
+			docs := make([]seedDoc, 0, min(1000, n-from))
+			for i := from; i < min(from+1000, n); i++ {
+				d := archiveDoc(i, prev)
+				if d.ID = core.GenerateDefaultRandomId(); d.Type == "card" {
+					prev = d.ID
+				}
+				docs = append(docs, d)
 			}
-			if _, err := insDoc.Bind(dbx.Params{"id": id, "world": worldID, "name": name, "type": typ, "t": t}).Execute(); err != nil {
-				return fmt.Errorf("insert document: %w", err)
-			}
-			if _, err := insState.Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "doc": id, "data": data, "text": text, "t": t}).Execute(); err != nil {
-				return fmt.Errorf("insert state: %w", err)
-			}
-			if _, err := insOp.Bind(dbx.Params{"doc": id, "ops": opsJSON, "t": t}).Execute(); err != nil {
-				return fmt.Errorf("insert op: %w", err)
+			if _, err := insertSeedDocs(tx.DB(), worldID, docs, false); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -219,17 +206,18 @@ func insertArchiveWorld(pb core.App, worldID string, n int) error {
 }
 
 // archiveDoc is the i-th document of the export world.
-func archiveDoc(i int, prevCard string) (name, typ, data, text, opsJSON string) {
+func archiveDoc(i int, prevCard string) seedDoc {
 	if i%4 == 3 {
-		name = fmt.Sprintf("Chronicle %d", i)
+		name := fmt.Sprintf("Chronicle %d", i)
 		tl := &ops.Timeline{}
 		for e := range 5 {
 			tl.Events = append(tl.Events, ops.Event{ID: fmt.Sprintf("evt-%08d-%d", i, e), Label: fmt.Sprintf("The %d-th turning of age %d", e+1, i),
 				DateMs: int64(i*5+e) * 86_400_000, Description: "Harvests failed and the river changed its course; the council met at the ford.", Precision: "day"})
 		}
-		return name, "timeline", string(tl.JSON()), tl.Text(name), string(mustJSON([]any{map[string]any{"op": "timeline.addEvent", "label": tl.Events[0].Label, "dateMs": tl.Events[0].DateMs}}))
+		return seedDoc{Name: name, Type: "timeline", Data: string(tl.JSON()), Text: tl.Text(name),
+			Ops: string(mustJSON([]any{map[string]any{"op": "timeline.addEvent", "label": tl.Events[0].Label, "dateMs": tl.Events[0].DateMs}}))}
 	}
-	name = fmt.Sprintf("Place %d", i)
+	name := fmt.Sprintf("Place %d", i)
 	link := "the old road"
 	if prevCard != "" {
 		link = ops.LinkMarkup(prevCard, "")
@@ -239,5 +227,6 @@ func archiveDoc(i int, prevCard string) (name, typ, data, text, opsJSON string) 
 		{ID: fmt.Sprintf("sec-%08d-b", i), Title: "History", Body: "Founded after the long winter by settlers from the coast; reached by " + link + "."},
 		{ID: fmt.Sprintf("sec-%08d-c", i), Title: "People", Body: "Fishers, weavers and a guild of lamp-makers who keep the night watch."},
 	}}
-	return name, "card", string(c.JSON()), c.Text(name), string(mustJSON([]any{map[string]any{"op": "card.addSection", "title": "Overview", "body": c.Sections[0].Body}}))
+	return seedDoc{Name: name, Type: "card", Data: string(c.JSON()), Text: c.Text(name),
+		Ops: string(mustJSON([]any{map[string]any{"op": "card.addSection", "title": "Overview", "body": c.Sections[0].Body}}))}
 }

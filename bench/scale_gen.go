@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app"
@@ -140,7 +139,7 @@ func generateScale(in *scaleInstance, worlds int) error {
 				parent = e.ID
 			}
 		}
-		ids, err := insertScaleWorld(pb, wd.ID, scaleDocs(words, w))
+		ids, err := bulkInsert(pb, wd.ID, scaleDocs(words, w), false)
 		if err != nil {
 			return err
 		}
@@ -155,14 +154,8 @@ func generateScale(in *scaleInstance, worlds int) error {
 	return nil
 }
 
-// scaleDoc is one generated document: metadata, state and the op that made it.
-type scaleDoc struct {
-	seedDoc
-	Ops string
-}
-
 // scaleDocs generates world w's documents from a seed of w alone.
-func scaleDocs(c *corpus, w int) []scaleDoc {
+func scaleDocs(c *corpus, w int) []seedDoc {
 	rng := rand.New(rand.NewPCG(uint64(w), 18))
 	zipf := rand.NewZipf(rng, 1.1, 2, uint64(len(c.vocab)-1))
 	name := func() string { return c.names[rng.IntN(len(c.names))] }
@@ -185,7 +178,7 @@ func scaleDocs(c *corpus, w int) []scaleDoc {
 		}
 		return strings.TrimSpace(b.String())
 	}
-	out := make([]scaleDoc, scalePerWorld)
+	out := make([]seedDoc, scalePerWorld)
 	for i := range out {
 		featured := []string{name(), name()}
 		docName := featured[0]
@@ -202,47 +195,14 @@ func scaleDocs(c *corpus, w int) []scaleDoc {
 				applied = append(applied, string(mustJSON(map[string]any{"op": "timeline.addEvent", "id": e.ID, "label": e.Label,
 					"dateMs": e.DateMs, "description": e.Description, "precision": e.Precision})))
 			}
-			out[i] = scaleDoc{seedDoc{docName + " chronicle", "timeline", string(t.JSON()), t.Text(docName + " chronicle")}, "[" + strings.Join(applied, ",") + "]"}
+			out[i] = seedDoc{Name: docName + " chronicle", Type: "timeline", Data: string(t.JSON()), Text: t.Text(docName + " chronicle"), Ops: "[" + strings.Join(applied, ",") + "]"}
 			continue
 		}
 		body := prose(90+rng.IntN(21), featured)
 		sec := ops.Section{ID: fmt.Sprintf("sec-%08d", i), Title: "Notes", Body: body}
 		card := &ops.Card{Aliases: []string{}, Properties: []ops.Property{}, Sections: []ops.Section{sec}}
 		op := mustJSON(map[string]any{"op": "card.addSection", "id": sec.ID, "title": sec.Title, "body": sec.Body, "index": 0})
-		out[i] = scaleDoc{seedDoc{docName, "card", string(card.JSON()), card.Text(docName)}, "[" + string(op) + "]"}
+		out[i] = seedDoc{Name: docName, Type: "card", Data: string(card.JSON()), Text: card.Text(docName), Ops: "[" + string(op) + "]"}
 	}
 	return out
-}
-
-// insertScaleWorld writes a world's documents, states and op-log entries in one transaction.
-func insertScaleWorld(pb core.App, worldID string, docs []scaleDoc) ([]string, error) {
-	ids := make([]string, len(docs))
-	t := time.Now().UTC().Format("2006-01-02 15:04:05.000Z")
-	err := pb.RunInTransaction(func(tx core.App) error {
-		db := tx.DB()
-		insDoc := db.NewQuery(`INSERT INTO documents (id, world, name, documentType, parent, era, created, updated)
-			VALUES ({:id}, {:world}, {:name}, {:type}, '', '', {:t}, {:t})`).Prepare()
-		defer insDoc.Close()
-		insState := db.NewQuery(`INSERT INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated)
-			VALUES ({:id}, {:doc}, '', {:data}, {:text}, 1, 0, FALSE, {:t})`).Prepare()
-		defer insState.Close()
-		insOp := db.NewQuery(`INSERT INTO document_ops (document, era, version, total, ops, actor, credential, created)
-			VALUES ({:doc}, '', 1, {:total}, {:ops}, 'bench', 'cli', {:t})`).Prepare()
-		defer insOp.Close()
-		for i, d := range docs {
-			id := core.GenerateDefaultRandomId()
-			ids[i] = id
-			if _, err := insDoc.Bind(dbx.Params{"id": id, "world": worldID, "name": d.Name, "type": d.Type, "t": t}).Execute(); err != nil {
-				return fmt.Errorf("insert document: %w", err)
-			}
-			if _, err := insState.Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "doc": id, "data": d.Data, "text": d.Text, "t": t}).Execute(); err != nil {
-				return fmt.Errorf("insert state: %w", err)
-			}
-			if _, err := insOp.Bind(dbx.Params{"doc": id, "total": len(d.Ops), "ops": d.Ops, "t": t}).Execute(); err != nil {
-				return fmt.Errorf("insert op: %w", err)
-			}
-		}
-		return nil
-	})
-	return ids, err
 }

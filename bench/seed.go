@@ -14,13 +14,18 @@ import (
 // benchActor is who the bench's direct store calls act as.
 var benchActor = store.Actor{Name: "bench", Credential: "cli"}
 
-// seedDoc is one document to insert directly: metadata and its main-line state.
+// seedDoc is one document to insert directly: metadata, its main-line state and the op-log
+// entry that made it, as one write would have left them.
 type seedDoc struct {
+	// ID is the document's id; empty, a new one.
+	ID   string
 	Name string
 	Type string
 	// Data and Text are the state row; an empty Data inserts no state (never written).
 	Data string
 	Text string
+	// Ops is the state's op-log entry (version 1), a JSON array; empty, none.
+	Ops string
 }
 
 // cardDoc is a card with one section holding body, as card.addSection would leave it; the
@@ -55,11 +60,17 @@ func insertSeedDocs(db dbx.Builder, worldID string, docs []seedDoc, outbox bool)
 	insState := db.NewQuery(`INSERT INTO document_states (id, document, era, data, text, version, forkedVersion, deleted, updated)
 			VALUES ({:id}, {:doc}, '', {:data}, {:text}, 1, 0, FALSE, {:t})`).Prepare()
 	defer insState.Close()
+	insOp := db.NewQuery(`INSERT INTO document_ops (document, era, version, total, ops, actor, credential, created)
+			VALUES ({:doc}, '', 1, {:total}, {:ops}, 'bench', 'cli', {:t})`).Prepare()
+	defer insOp.Close()
 	insOutbox := db.NewQuery(`INSERT INTO outbox (kind, world, document, era, subject, created)
 			VALUES ('document.created', {:world}, {:doc}, '', '', {:t})`).Prepare()
 	defer insOutbox.Close()
 	for i, d := range docs {
-		id := core.GenerateDefaultRandomId()
+		id := d.ID
+		if id == "" {
+			id = core.GenerateDefaultRandomId()
+		}
 		ids[i] = id
 		if _, err := insDoc.Bind(dbx.Params{"id": id, "world": worldID, "name": d.Name, "type": d.Type, "t": t}).Execute(); err != nil {
 			return nil, fmt.Errorf("insert document: %w", err)
@@ -67,6 +78,11 @@ func insertSeedDocs(db dbx.Builder, worldID string, docs []seedDoc, outbox bool)
 		if d.Data != "" {
 			if _, err := insState.Bind(dbx.Params{"id": core.GenerateDefaultRandomId(), "doc": id, "data": d.Data, "text": d.Text, "t": t}).Execute(); err != nil {
 				return nil, fmt.Errorf("insert state: %w", err)
+			}
+		}
+		if d.Ops != "" {
+			if _, err := insOp.Bind(dbx.Params{"doc": id, "total": len(d.Ops), "ops": d.Ops, "t": t}).Execute(); err != nil {
+				return nil, fmt.Errorf("insert op: %w", err)
 			}
 		}
 		if outbox {
