@@ -131,14 +131,18 @@ func startChild(env string, cfg any) (*exec.Cmd, io.WriteCloser, io.ReadCloser, 
 }
 
 // stop closes the child's stdin and waits for it (killing it after 10 s).
-func (p *childProc) stop() {
-	_ = p.stdin.Close()
+func (p *childProc) stop() { stopChild(p.cmd, p.stdin, 10*time.Second) }
+
+// stopChild closes a child's stdin, which every kind of child takes as the signal to end,
+// and waits for it, killing it if it has not ended after grace.
+func stopChild(cmd *exec.Cmd, stdin io.Closer, grace time.Duration) {
+	_ = stdin.Close()
 	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
+	go func() { _ = cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
+	case <-time.After(grace):
+		_ = cmd.Process.Kill()
 		<-done
 	}
 }

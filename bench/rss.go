@@ -382,14 +382,4 @@ func (p *serverProc) ask(cmd string) (string, error) {
 
 // stop closes the child's stdin, which stops its server, and waits for it (killing it
 // after 30 s).
-func (p *serverProc) stop() {
-	_ = p.stdin.Close()
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-done
-	}
-}
+func (p *serverProc) stop() { stopChild(p.cmd, p.stdin, 30*time.Second) }

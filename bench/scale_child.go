@@ -123,17 +123,7 @@ func (p *scaleProc) status(field string) (float64, error) {
 }
 
 // stop closes the child's stdin (it stops its server as SIGTERM would) and waits for it.
-func (p *scaleProc) stop() {
-	_ = p.stdin.Close()
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-done
-	}
-}
+func (p *scaleProc) stop() { stopChild(p.cmd, p.stdin, 60*time.Second) }
 
 // cpu is the CPU time the child has used so far.
 func (p *scaleProc) cpu() (time.Duration, error) {
