@@ -360,12 +360,20 @@ func TestDeletedDocumentsLeaveTheIndex(t *testing.T) {
 	keep := w.card(t, "Watchtower", "obsidian spire", "")
 	var era struct{ ID string }
 	w.s.Must(w.s.Post(w.ann.Key, "/api/v1/worlds/"+w.id+"/eras", map[string]any{"name": "Ash age"}), 201).JSON(t, &era)
-	w.s.Must(w.s.Do(apptest.Request{Method: "DELETE", Path: "/api/v1/worlds/" + w.id + "/documents/" + keep + "?era=" + era.ID, Key: w.ann.Key}), 204)
 	inEra := func() int {
 		var r results
 		w.s.Must(w.s.Get(w.ann.Key, "/api/v1/worlds/"+w.id+"/search?era="+era.ID+"&q=obsidian"), 200).JSON(t, &r)
 		return r.TotalItems
 	}
+	// Indexed first, and inherited by the era: so that none found below means the deletion
+	// reached the index, not that nothing has yet.
+	if r := w.search(t, "obsidian", total(1)); r.TotalItems != 1 {
+		t.Fatalf("not indexed: %+v", r)
+	}
+	if n := inEra(); n != 1 {
+		t.Fatalf("the era does not inherit it: %d", n)
+	}
+	w.s.Must(w.s.Do(apptest.Request{Method: "DELETE", Path: "/api/v1/worlds/" + w.id + "/documents/" + keep + "?era=" + era.ID, Key: w.ann.Key}), 204)
 	deadline := time.Now().Add(time.Second)
 	for inEra() != 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
