@@ -71,6 +71,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		return e.Next()
 	})
 
+	var requestLog *api.RequestLog
 	pb.OnServe().BindFunc(func(se *core.ServeEvent) error {
 		if lw.Config.BaseURL == "" {
 			lw.Config.BaseURL = baseURL(se.Server.Addr)
@@ -98,6 +99,10 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		searcher := search.Searcher{Indexer: lw.Search, Store: lw.Store}
 		keyLimit, ipLimit := ratelimit.New(lw.Config.KeyRateLimit), ratelimit.New(lw.Config.IPRateLimit)
 		a := &api.API{Store: lw.Store, Access: access, Auth: lw.Auth, Config: lw.Config, Search: searcher, Live: lw.Live, KeyLimit: keyLimit, IPLimit: ipLimit, Webhooks: lw.Webhooks}
+		if !pb.IsDev() { // --dev keeps PocketBase's logger, which also prints each request
+			a.Log = api.NewRequestLog(pb)
+			requestLog = a.Log
+		}
 		a.Register(se.Router)
 		lw.MCP.BaseURL, lw.MCP.Search, lw.MCP.KeyLimit, lw.MCP.IPLimit = lw.Config.BaseURL, searcher, keyLimit, ipLimit
 		lw.MCP.AllowedOrigins, lw.MCP.DefaultPlan = lw.Config.MCPAllowedOrigins, lw.Config.DefaultPlan
@@ -118,6 +123,9 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		return te.Next()
 	}})
 	pb.OnTerminate().BindFunc(func(te *core.TerminateEvent) error {
+		if requestLog != nil {
+			requestLog.Stop()
+		}
 		if lw.Search != nil {
 			lw.Search.Stop()
 		}

@@ -33,6 +33,8 @@ type API struct {
 	Webhooks *webhooks.Service
 	// KeyLimit and IPLimit bound requests per credential and per client address.
 	KeyLimit, IPLimit *ratelimit.Limiter
+	// Log, when set, logs the API's requests instead of PocketBase's activity logger.
+	Log *RequestLog
 
 	running runningKeys // idempotency keys whose first request is running
 	turns   turns       // of turnRoutes (see admission.go)
@@ -112,6 +114,11 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 	r.GET("/api/v1/openapi.json", a.openAPI)
 
 	g := r.Group("")
+	if a.Log != nil {
+		// The log wraps everything after it, refusals included (see RequestLog).
+		g.Unbind(apis.DefaultActivityLoggerMiddlewareId)
+		g.BindFunc(a.Log.middleware)
+	}
 	g.BindFunc(a.limitIP, a.Auth.APIMiddleware, readOnlyGrants, a.limitKey, a.idempotency)
 	a.turns = newTurns()
 	for _, rt := range Routes {
