@@ -244,7 +244,7 @@ func (ix *Indexer) tail(ctx context.Context, idx *Index, from int64, interrupt c
 		} else if err != nil && ctx.Err() == nil {
 			ix.log().Error("search: index changes", "error", err.Error())
 		}
-		if len(rows) < 500 { // caught up: let the next changes gather
+		if len(rows) < store.OutboxPage { // caught up: let the next changes gather
 			select {
 			case <-ctx.Done():
 			case <-time.After(ix.Gather):

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/pocketbase/dbx"
@@ -67,13 +68,16 @@ func (r OutboxRow) DeletedDocument() (d Document, ok bool) {
 	return Document{ID: r.Document, WorldID: r.World, Name: m.Name, DocumentType: m.DocumentType, ParentID: m.ParentID, EraID: m.EraID}, true
 }
 
-// OutboxSince returns up to limit rows after seq, oldest first.
-func (s *Store) OutboxSince(seq int64, limit int) ([]OutboxRow, error) {
+// OutboxPage is how many rows OutboxSince returns at most.
+const OutboxPage = 500
+
+// OutboxSince returns up to OutboxPage rows after seq, oldest first.
+func (s *Store) OutboxSince(seq int64) ([]OutboxRow, error) {
 	st, err := s.outboxSince()
 	if err != nil {
 		return nil, err
 	}
-	res, err := st.Query(seq, limit)
+	res, err := st.Query(seq)
 	if err != nil {
 		return nil, fmt.Errorf("store: read outbox: %w", err)
 	}
@@ -94,7 +98,8 @@ func (s *Store) OutboxSince(seq int64, limit int) ([]OutboxRow, error) {
 
 // outboxSince is OutboxSince's statement, prepared once on the read connections (the
 // outbox's followers read it after nearly every change, and parsing the query was half the
-// cost); it goes with the database.
+// cost); it goes with the database. Its LIMIT is a constant: SQLite plans with a bound
+// LIMIT's value, so it prepared a statement with LIMIT ? again on every run.
 func (s *Store) outboxSince() (*sql.Stmt, error) {
 	s.outboxOnce.Do(func() {
 		db, ok := s.app.ConcurrentDB().(*dbx.DB)
@@ -102,7 +107,7 @@ func (s *Store) outboxSince() (*sql.Stmt, error) {
 			s.outboxErr = errors.New("store: the read connections are not a *dbx.DB")
 			return
 		}
-		if s.outboxStmt, s.outboxErr = db.DB().Prepare("SELECT " + outboxCols + " FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?"); s.outboxErr != nil {
+		if s.outboxStmt, s.outboxErr = db.DB().Prepare("SELECT " + outboxCols + " FROM outbox WHERE seq > ? ORDER BY seq LIMIT " + strconv.Itoa(OutboxPage)); s.outboxErr != nil {
 			s.outboxErr = fmt.Errorf("store: prepare the outbox read: %w", s.outboxErr)
 		}
 	})
@@ -223,7 +228,7 @@ func (s *Store) TailOutbox(ctx context.Context, from int64, interval time.Durati
 	defer t.Stop()
 	for {
 		for {
-			rows, err := s.OutboxSince(from, 500)
+			rows, err := s.OutboxSince(from)
 			if err != nil {
 				if ctx.Err() == nil {
 					s.app.Logger().Warn("store: tail outbox", "error", err.Error())
@@ -235,7 +240,7 @@ func (s *Store) TailOutbox(ctx context.Context, from int64, interval time.Durati
 			}
 			fn(rows)
 			from = rows[len(rows)-1].Seq
-			if len(rows) < 500 {
+			if len(rows) < OutboxPage {
 				break
 			}
 		}

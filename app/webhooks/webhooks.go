@@ -170,12 +170,11 @@ func (s *Service) wake() {
 	}
 }
 
-// dispatchBatch bounds the outbox rows handed over in one transaction; cursorSaveEvery is
-// how often the cursor is stored when no delivery moves it; dispatchGap is the least time
-// between two reads of the outbox, so that a stream of writes is read a batch at a time
-// instead of once per write (which cost as much CPU as the writes' own SQL).
+// cursorSaveEvery is how often the cursor is stored when no delivery moves it; dispatchGap is
+// the least time between two reads of the outbox, so that a stream of writes is read a batch
+// (store.OutboxPage rows at most, handed over in one transaction) at a time instead of once
+// per write (which cost as much CPU as the writes' own SQL).
 const (
-	dispatchBatch   = 500
 	cursorSaveEvery = 5 * time.Second
 	dispatchGap     = 100 * time.Millisecond
 )
@@ -206,7 +205,7 @@ func (s *Service) dispatchLoop(ctx context.Context) {
 			if queued {
 				s.wake() // the sender has work only when deliveries were queued
 			}
-			if n < dispatchBatch {
+			if n < store.OutboxPage {
 				break
 			}
 		}
@@ -234,7 +233,7 @@ func (s *Service) dispatch() (int, bool, error) {
 		}
 		s.saved, s.pos, s.savedAt, s.loaded = saved, saved, time.Now(), true
 	}
-	rows, err := s.Store.OutboxSince(s.pos, dispatchBatch)
+	rows, err := s.Store.OutboxSince(s.pos)
 	if err != nil || len(rows) == 0 {
 		return 0, false, err
 	}
