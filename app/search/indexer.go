@@ -244,7 +244,7 @@ func (ix *Indexer) tail(ctx context.Context, idx *Index, from int64, interrupt c
 		} else if err != nil && ctx.Err() == nil {
 			ix.log().Error("search: index changes", "error", err.Error())
 		}
-		if len(rows) < store.OutboxPage { // caught up: let the next changes gather
+		if len(rows) < store.TailBatch { // caught up: let the next changes gather
 			select {
 			case <-ctx.Done():
 			case <-time.After(ix.Gather):
@@ -317,7 +317,7 @@ func (ix *Indexer) discard(idx *Index, cause error) {
 // bound on the text (about 100 such cards) and a larger one on documents.
 const (
 	applyBatchText = 64 << 10
-	applyBatchDocs = 1000
+	applyBatchDocs = 2000
 )
 
 // Apply indexes the documents a run of outbox rows names, in batches bounded by

@@ -68,8 +68,12 @@ func (r OutboxRow) DeletedDocument() (d Document, ok bool) {
 	return Document{ID: r.Document, WorldID: r.World, Name: m.Name, DocumentType: m.DocumentType, ParentID: m.ParentID, EraID: m.EraID}, true
 }
 
-// OutboxPage is how many rows OutboxSince returns at most.
-const OutboxPage = 500
+// OutboxPage is how many rows OutboxSince returns at most; TailBatch how many TailOutbox
+// hands over at most.
+const (
+	OutboxPage = 500
+	TailBatch  = 4 * OutboxPage
+)
 
 // OutboxSince returns up to OutboxPage rows after seq, oldest first.
 func (s *Store) OutboxSince(seq int64) ([]OutboxRow, error) {
@@ -228,19 +232,30 @@ func (s *Store) TailOutbox(ctx context.Context, from int64, interval time.Durati
 	defer t.Stop()
 	for {
 		for {
-			rows, err := s.OutboxSince(from)
-			if err != nil {
-				if ctx.Err() == nil {
-					s.app.Logger().Warn("store: tail outbox", "error", err.Error())
+			// Pages are handed over TailBatch rows at a time: one search index segment
+			// instead of one per page.
+			var rows []OutboxRow
+			for len(rows) < TailBatch {
+				page, err := s.OutboxSince(from)
+				if err != nil {
+					if ctx.Err() == nil {
+						s.app.Logger().Warn("store: tail outbox", "error", err.Error())
+					}
+					break
 				}
-				break
+				rows = append(rows, page...)
+				if len(page) > 0 {
+					from = page[len(page)-1].Seq
+				}
+				if len(page) < OutboxPage {
+					break
+				}
 			}
 			if len(rows) == 0 {
 				break
 			}
 			fn(rows)
-			from = rows[len(rows)-1].Seq
-			if len(rows) < OutboxPage {
+			if len(rows) < TailBatch {
 				break
 			}
 		}
