@@ -237,7 +237,7 @@ func (ix *Indexer) follow(ctx context.Context, ready func()) error {
 
 // tail indexes the outbox's changes after from until ctx ends.
 func (ix *Indexer) tail(ctx context.Context, idx *Index, from int64, interrupt context.CancelCauseFunc) {
-	ix.Store.TailOutbox(ctx, from, ix.PollInterval, nil, func(rows []store.OutboxRow) {
+	ix.Store.TailOutbox(ctx, from, ix.PollInterval, 0, nil, func(rows []store.OutboxRow) {
 		if err := idx.Apply(ix.Store, rows); isFailure(err) {
 			interrupt(err)
 			return

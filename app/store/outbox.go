@@ -215,8 +215,9 @@ func (s *Store) pruneOutbox(ctx context.Context) {
 // TailOutbox calls fn with every batch of outbox rows after from, in order, until ctx ends.
 // It reads at once when this process commits a change that wake accepts (nil: any), and at
 // least every interval otherwise, so changes made by other processes (the command line)
-// arrive within that interval.
-func (s *Store) TailOutbox(ctx context.Context, from int64, interval time.Duration, wake func(Change) bool, fn func([]OutboxRow)) {
+// arrive within that interval. After each read it rests at least gap, so that a stream of
+// commits is read a batch at a time instead of once per commit.
+func (s *Store) TailOutbox(ctx context.Context, from int64, interval, gap time.Duration, wake func(Change) bool, fn func([]OutboxRow)) {
 	nudge := make(chan struct{}, 1)
 	remove := s.OnChange(func(c Change) {
 		if wake != nil && !wake(c) {
@@ -257,6 +258,13 @@ func (s *Store) TailOutbox(ctx context.Context, from int64, interval time.Durati
 			fn(rows)
 			if len(rows) < TailBatch {
 				break
+			}
+		}
+		if gap > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(gap):
 			}
 		}
 		select {
