@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pocketbase/dbx"
@@ -99,9 +101,29 @@ func (l *RequestLog) middleware(e *core.RequestEvent) error {
 		path = p
 	}
 	data, _ := json.Marshal(d) // plain strings and numbers: cannot fail
-	l.add(logRow{id: core.GenerateDefaultRandomId(), level: int(level), message: d.Method + " " + path,
+	l.add(logRow{id: logID(), level: int(level), message: d.Method + " " + path,
 		created: time.Now().UTC().Format(types.DefaultDateLayout), data: data})
 	return err
+}
+
+// logSeq tells apart the ids logID makes in one microsecond.
+var logSeq atomic.Uint64
+
+// logID returns a new _logs id: 15 characters of [0-9a-z] like PocketBase's random ones, but
+// in time order (ten of the time in microseconds, five of a counter), so that a batch adds
+// to the end of the table's id index instead of touching a page of it for each row.
+func logID() string {
+	b := make([]byte, 0, 15)
+	t := strconv.FormatInt(time.Now().UnixMicro(), 36)
+	for range 10 - len(t) {
+		b = append(b, '0')
+	}
+	b = append(b, t...)
+	n := strconv.FormatUint(logSeq.Add(1)%(36*36*36*36*36), 36)
+	for range 5 - len(n) {
+		b = append(b, '0')
+	}
+	return string(append(b, n...))
 }
 
 func cut(s string, n int) string {
@@ -154,7 +176,8 @@ func (l *RequestLog) flush() {
 		return
 	}
 	err := l.app.AuxRunInTransaction(func(tx core.App) error {
-		q := tx.AuxDB().NewQuery("INSERT INTO {{_logs}} ([[id]], [[level]], [[message]], [[data]], [[created]]) VALUES ({:id}, {:level}, {:message}, {:data}, {:created})").Prepare()
+		// OR IGNORE: a clock set back could repeat an id, and that row, not the batch, is lost.
+		q := tx.AuxDB().NewQuery("INSERT OR IGNORE INTO {{_logs}} ([[id]], [[level]], [[message]], [[data]], [[created]]) VALUES ({:id}, {:level}, {:message}, {:data}, {:created})").Prepare()
 		defer q.Close()
 		for _, r := range rows {
 			if _, err := q.Bind(dbx.Params{"id": r.id, "level": r.level, "message": r.message, "data": string(r.data), "created": r.created}).Execute(); err != nil {

@@ -29,6 +29,7 @@ func TestRequestLog(t *testing.T) {
 	s.Must(s.Get(ann.Key, docs+"?perPage=5"), http.StatusOK)
 
 	type row struct {
+		ID      string `db:"id"`
 		Level   int    `db:"level"`
 		Message string `db:"message"`
 		Data    string `db:"data"`
@@ -36,7 +37,7 @@ func TestRequestLog(t *testing.T) {
 	var rows []row
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		rows = nil
-		if err := s.PB.AuxDB().NewQuery("SELECT level, message, data FROM _logs WHERE message LIKE {:api} ORDER BY created, rowid").
+		if err := s.PB.AuxDB().NewQuery("SELECT id, level, message, data FROM _logs WHERE message LIKE {:api} ORDER BY created, rowid").
 			Bind(dbx.Params{"api": "% /api/v1/%"}).All(&rows); err != nil {
 			t.Fatal(err)
 		}
@@ -64,6 +65,9 @@ func TestRequestLog(t *testing.T) {
 		if r.Message != want[i].message || r.Level != 0 || d["status"] != float64(want[i].status) ||
 			d["type"] != "request" || d["method"] != strings.Fields(want[i].message)[0] || d["url"] != strings.Fields(want[i].message)[1] {
 			t.Errorf("row %d: %+v, want %+v", i, r, want[i])
+		}
+		if len(r.ID) != 15 || strings.Trim(r.ID, "0123456789abcdefghijklmnopqrstuvwxyz") != "" || (i > 0 && r.ID <= rows[i-1].ID) {
+			t.Errorf("row %d: id %q is not 15 of [0-9a-z] after %q", i, r.ID, rows[max(i-1, 0)].ID)
 		}
 		if _, ok := d["execTime"].(float64); !ok {
 			t.Errorf("row %d has no execTime: %s", i, r.Data)
