@@ -286,14 +286,17 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 			continue
 		}
 		var fn opFunc
-		supported := Supported(doc.Type())
 		switch {
 		case tool != nil:
-			fn, supported = tool.t.opFunc(name), tool.t.opNames()
+			fn = tool.t.opFunc(name)
 		case t != nil:
 			fn = t.ops[name]
 		}
 		if fn == nil {
+			supported := Supported(doc.Type())
+			if tool != nil {
+				supported = tool.t.opNames()
+			}
 			return Result{}, &Error{
 				Code:    CodeUnsupportedOperation,
 				Message: fmt.Sprintf("%s documents do not support the operation %q; supported: %s", doc.Type(), name, listOrNone(supported)),
