@@ -20,8 +20,10 @@ import (
 // logger writes, which it replaces on these routes. That logger spends a goroutine, an slog
 // record and a model save with its hooks on each request, about a sixth of the server's CPU
 // for a document create; this one appends the row to a batch that one goroutine inserts with
-// one prepared statement every logBatch rows or logEvery. The dashboard's settings apply:
-// Logs.MaxDays 0 turns it off, and Logs.MinLevel, LogIP and LogAuthId are honoured.
+// one prepared statement every logBatch rows or logEvery. (Each transaction writes the ends
+// of the table's four b-trees again: batches of 1,000 rows instead of 200 took the log from
+// 15% to 12% of a one-op write's CPU.) The dashboard's settings apply: Logs.MaxDays 0 turns
+// it off, and Logs.MinLevel, LogIP and LogAuthId are honoured.
 type RequestLog struct {
 	app  core.App
 	mu   sync.Mutex
@@ -34,7 +36,7 @@ type RequestLog struct {
 }
 
 const (
-	logBatch = 200
+	logBatch = 1000
 	logEvery = 3 * time.Second
 	// logPending bounds the rows waiting while the log's database does not take them.
 	logPending = 10_000
