@@ -23,6 +23,11 @@ func quickOpName(raw []byte) (name string, ok bool) {
 	if !json.Valid(raw) {
 		return "", false
 	}
+	return validOpName(raw)
+}
+
+// validOpName is quickOpName for raw known to be valid JSON (an op as Apply returns it).
+func validOpName(raw []byte) (name string, ok bool) {
 	var last []byte
 	complete := eachMember(raw, func(key, value []byte) bool {
 		if !plainASCII(key) {

@@ -27,7 +27,7 @@ func PublicBatch(before, after Document, applied []json.RawMessage) bool {
 		return i >= 0 && c.Sections[i].Secret
 	}
 	for _, raw := range applied {
-		if name, ok := quickOpName(raw); ok && alwaysPublic[name] {
+		if name, ok := validOpName(raw); ok && alwaysPublic[name] {
 			continue // the common case, read without decoding the op
 		}
 		var op struct {
