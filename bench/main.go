@@ -267,7 +267,7 @@ func machine(b *bench) machineInfo {
 	case b.url != "":
 		m.RequestLog = "as configured on the remote instance"
 	case b.requestLog:
-		m.RequestLog = "on (PocketBase default, Logs.MaxDays=5) for /api/v1 and PocketBase's routes alike"
+		m.RequestLog = "on (PocketBase default, Logs.MaxDays=5) for /api/v1 (Loreweave's writer) and PocketBase's routes (its activity logger) alike"
 	default:
 		m.RequestLog = "off (Logs.MaxDays=0) for /api/v1 and PocketBase's routes alike"
 	}

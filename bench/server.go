@@ -34,8 +34,9 @@ type server struct {
 // serverOptions change how a server starts.
 type serverOptions struct {
 	// requestLog keeps PocketBase's request log on (Logs.MaxDays = 5, its default) or off
-	// (MaxDays = 0). It is one app setting, so it applies to /api/v1 and to PocketBase's
-	// own /api/collections routes alike.
+	// (MaxDays = 0). It is one app setting, so it applies to /api/v1 (written by
+	// api.RequestLog) and to PocketBase's own /api/collections routes (its activity logger)
+	// alike.
 	requestLog bool
 	// memoryLimit is the server's config.Config.MemoryLimit (0: the default).
 	memoryLimit int64
