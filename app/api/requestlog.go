@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/router"
 	"github.com/pocketbase/pocketbase/tools/types"
 )
 
@@ -54,6 +57,7 @@ type logRow struct {
 type logData struct {
 	Auth      string  `json:"auth"`
 	AuthID    string  `json:"authId,omitempty"`
+	Error     string  `json:"error,omitempty"`
 	ExecTime  float64 `json:"execTime"`
 	Method    string  `json:"method"`
 	Referer   string  `json:"referer"`
@@ -65,29 +69,51 @@ type logData struct {
 	UserIP    string  `json:"userIP,omitempty"`
 }
 
-// NewRequestLog returns the request log of app; Start begins writing it.
+// NewRequestLog returns the request log of app; its writer starts with the first row.
 func NewRequestLog(app core.App) *RequestLog {
 	return &RequestLog{app: app, full: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
-// middleware logs the request it wraps once it has been answered.
+// middleware logs the request it wraps once it has been answered, or has panicked (the
+// panic goes on to PocketBase's recovery, which answers 500).
 func (l *RequestLog) middleware(e *core.RequestEvent) error {
 	start := time.Now()
+	done := false
+	defer func() {
+		if !done {
+			l.log(e, start, errPanicked)
+		}
+	}()
 	err := e.Next()
+	done = true
+	l.log(e, start, err)
+	return err
+}
+
+var errPanicked = errors.New("the request's handler panicked")
+
+// log adds the row of a request answered with err.
+func (l *RequestLog) log(e *core.RequestEvent, start time.Time, err error) {
 	s := l.app.Settings().Logs
 	level := slog.LevelInfo
 	if e.Status() >= 500 || err != nil {
 		level = slog.LevelError
 	}
 	if s.MaxDays == 0 || int(level) < s.MinLevel {
-		return err
+		return
 	}
 	uri := cut(e.Request.URL.RequestURI(), 3000)
 	d := logData{Type: "request", ExecTime: float64(time.Since(start)) / float64(time.Millisecond),
 		Method: cut(strings.ToUpper(e.Request.Method), 50), URL: uri, Status: e.Status(),
 		Referer: cut(e.Request.Referer(), 2000), UserAgent: cut(e.Request.UserAgent(), 2000)}
-	if err != nil && d.Status == 0 {
-		d.Status = 500 // what PocketBase answers an error no handler wrote
+	if err != nil {
+		d.Error = err.Error()
+	}
+	if err != nil && d.Status == 0 { // not answered yet: PocketBase answers the error
+		d.Status = http.StatusInternalServerError
+		if apiErr, ok := errors.AsType[*router.ApiError](err); ok {
+			d.Status = apiErr.Status
+		}
 	}
 	if e.Auth != nil {
 		d.Auth = e.Auth.Collection().Name
@@ -105,7 +131,6 @@ func (l *RequestLog) middleware(e *core.RequestEvent) error {
 	data, _ := json.Marshal(d) // plain strings and numbers: cannot fail
 	l.add(logRow{id: logID(), level: int(level), message: d.Method + " " + path,
 		created: time.Now().UTC().Format(types.DefaultDateLayout), data: data})
-	return err
 }
 
 // logSeq tells apart the ids logID makes in one microsecond.

@@ -2,13 +2,19 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pocketbase/dbx"
+	"github.com/pocketbase/pocketbase/core"
+	"github.com/pocketbase/pocketbase/tools/hook"
+	"github.com/pocketbase/pocketbase/tools/router"
 
+	"github.com/loreweave/loreweave/app/api"
 	"github.com/loreweave/loreweave/app/apptest"
 )
 
@@ -77,6 +83,50 @@ func TestRequestLog(t *testing.T) {
 		}
 		if strings.Contains(r.Data+r.Message, ann.Key) || strings.Contains(r.Data, "lw_live_") {
 			t.Errorf("row %d holds a credential: %s", i, r.Data)
+		}
+	}
+}
+
+// A request whose handler panics, or returns an error it did not answer, is logged at error
+// level with the status PocketBase answers (500, or the error's own) and the error.
+func TestRequestLogFailures(t *testing.T) {
+	s := apptest.Start(t)
+	s.PB.Settings().Logs.MaxDays = 5
+	l := api.NewRequestLog(s.PB)
+	run := func(path string, h func(e *core.RequestEvent) error) {
+		hooks := &hook.Hook[*core.RequestEvent]{}
+		hooks.BindFunc(l.LogMiddleware)
+		hooks.BindFunc(h)
+		e := &core.RequestEvent{App: s.PB}
+		e.Request, e.Response = httptest.NewRequest(http.MethodGet, path, nil), httptest.NewRecorder()
+		defer func() { _ = recover() }()
+		_ = hooks.Trigger(e)
+	}
+	run("/api/v1/boom", func(*core.RequestEvent) error { panic("boom") })
+	run("/api/v1/gone", func(*core.RequestEvent) error { return router.NewNotFoundError("nothing here", nil) })
+	l.Stop() // writes what waits
+
+	var rows []struct {
+		Level   int    `db:"level"`
+		Message string `db:"message"`
+		Data    string `db:"data"`
+	}
+	if err := s.PB.AuxDB().NewQuery("SELECT level, message, data FROM _logs WHERE message IN ('GET /api/v1/boom', 'GET /api/v1/gone') ORDER BY rowid").All(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("want the 2 failed requests logged, got %+v", rows)
+	}
+	for i, want := range []struct {
+		status float64
+		err    string
+	}{{500, "panicked"}, {404, "Nothing here"}} {
+		var d map[string]any
+		if err := json.Unmarshal([]byte(rows[i].Data), &d); err != nil {
+			t.Fatal(err)
+		}
+		if rows[i].Level != 8 || d["status"] != want.status || !strings.Contains(fmt.Sprint(d["error"]), want.err) {
+			t.Errorf("row %d: %+v, want level 8 (error), status %v, an error with %q", i, rows[i], want.status, want.err)
 		}
 	}
 }
