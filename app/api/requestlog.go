@@ -108,11 +108,11 @@ func (l *RequestLog) log(e *core.RequestEvent, start time.Time, err error) {
 		Referer: cut(e.Request.Referer(), 2000), UserAgent: cut(e.Request.UserAgent(), 2000)}
 	if err != nil {
 		d.Error = err.Error()
-	}
-	if err != nil && d.Status == 0 { // not answered yet: PocketBase answers the error
-		d.Status = http.StatusInternalServerError
-		if apiErr, ok := errors.AsType[*router.ApiError](err); ok {
-			d.Status = apiErr.Status
+		if d.Status == 0 { // not answered yet: PocketBase answers the error
+			d.Status = http.StatusInternalServerError
+			if apiErr, ok := errors.AsType[*router.ApiError](err); ok {
+				d.Status = apiErr.Status
+			}
 		}
 	}
 	if e.Auth != nil {

@@ -310,7 +310,8 @@ func (ix *Indexer) discard(idx *Index, cause error) {
 
 // applyBatchText and applyBatchDocs bound one Bleve batch of Apply. A batch is analysed
 // whole in memory before it becomes a segment, so its memory follows the text it indexes,
-// and a writer far ahead of the indexer hands it 500 outbox rows at a time: in the rss bench
+// and a writer far ahead of the indexer hands it store.TailBatch outbox rows at a time (500
+// when this was measured): in the rss bench
 // (cards of ~100 words), batches of 100 documents instead of up to 500 lowered the server's
 // peak from ~290 to ~215 MiB (50 gained nothing more). New documents, mostly a name and no
 // text yet, cost little memory each but a segment per hundred is a lot of merging: hence a
