@@ -46,39 +46,103 @@ func validOpName(raw []byte) (name string, ok bool) {
 }
 
 // quickParams decodes the op's members into dst (a pointer to a params struct) when it can
-// prove that the strict decoder would accept them and fill dst the same way, member by
-// member as encoding/json does; it reports whether it did. raw has passed opName, so it is
-// valid JSON.
+// prove that the strict decoder would accept them and fill dst the same way; it reports
+// whether it did. raw has passed opName, so it is valid JSON.
 func (c *opCtx) quickParams(dst any) bool {
+	return quickDecode(c.raw, dst, c.replay)
+}
+
+// QuickDecode decodes raw, a JSON text known to be valid (json.Valid), into dst, a pointer to
+// a struct of scalars, strings and arrays of them (and of json.RawMessage), when it can prove
+// that a json.Decoder with DisallowUnknownFields, run after CheckKeys, would accept raw and
+// fill dst the same way; it reports whether it did, and leaves dst as it was when it did not.
+// Request bodies take it before encoding/json, which reads the text twice more.
+func QuickDecode(raw []byte, dst any) bool {
+	return quickDecode(raw, dst, false)
+}
+
+// quickDecode decodes member by member as encoding/json does; skipUnknown lets members dst
+// does not know through (replays).
+func quickDecode(raw []byte, dst any, skipUnknown bool) bool {
 	t, ok := paramsOf(reflect.TypeOf(dst))
 	if !ok {
 		return false
 	}
 	v := reflect.ValueOf(dst).Elem()
-	var seen [][]byte
-	done := eachMember(c.raw, func(key, value []byte) bool {
+	was := reflect.New(v.Type()).Elem()
+	was.Set(v)
+	var seenOn [8][]byte
+	seen := seenOn[:0]
+	done := eachMember(raw, func(key, value []byte) bool {
 		if !plainASCII(key) || slices.ContainsFunc(seen, func(k []byte) bool { return bytes.Equal(k, key) }) {
 			return false // a duplicate: the strict decoder refuses it
 		}
 		seen = append(seen, key)
 		f := t.field(key)
 		if f == nil {
-			// The strict decoder refuses members dst does not know (replays skip them) and
-			// names that differ from a parameter's only in case (replays too).
-			return c.replay && !t.folds(key)
+			// The strict decoder refuses members dst does not know (replays skip them, once
+			// CheckKeys has found no duplicate inside them) and names that differ from a
+			// parameter's only in case (replays too).
+			return skipUnknown && !t.folds(key) && value[0] != '{' && value[0] != '['
 		}
 		fv := v.FieldByIndex(f.index)
-		if f.str && len(value) >= 2 && value[0] == '"' && bytes.IndexByte(value, '\\') < 0 && utf8.Valid(value) {
-			s := string(value[1 : len(value)-1]) // a string without escapes means itself
-			fv.Set(reflect.ValueOf(&s))
-			return true
+		switch f.kind {
+		case strPtrField, strField:
+			if len(value) >= 2 && value[0] == '"' && bytes.IndexByte(value, '\\') < 0 && utf8.Valid(value) {
+				s := string(value[1 : len(value)-1]) // a string without escapes means itself
+				if f.kind == strField {
+					fv.SetString(s)
+				} else {
+					fv.Set(reflect.ValueOf(&s))
+				}
+				return true
+			}
+		case rawListField:
+			if list, ok := rawElements(value); ok {
+				fv.Set(reflect.ValueOf(&list))
+				return true
+			}
 		}
 		return json.Unmarshal(value, fv.Addr().Interface()) == nil
 	})
 	if !done {
-		v.SetZero() // the strict decoder starts afresh
+		v.Set(was) // the strict decoder starts from dst as it was
 	}
 	return done
+}
+
+// rawElements splits value, a valid JSON array, into its elements as they are written (as
+// encoding/json gives them to json.RawMessage, sharing value's bytes); ok is false when
+// value is not an array.
+func rawElements(value []byte) (list []json.RawMessage, ok bool) {
+	if len(value) < 2 || value[0] != '[' {
+		return nil, false
+	}
+	list = []json.RawMessage{}
+	i := skipSpace(value, 1)
+	if i < len(value) && value[i] == ']' {
+		return list, i == len(value)-1
+	}
+	for i < len(value) {
+		end := valueEnd(value, i)
+		if end < 0 {
+			return nil, false
+		}
+		list = append(list, json.RawMessage(value[i:end:end]))
+		i = skipSpace(value, end)
+		if i >= len(value) {
+			return nil, false
+		}
+		switch value[i] {
+		case ']':
+			return list, i == len(value)-1
+		case ',':
+			i = skipSpace(value, i+1)
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // paramsType describes a params struct for quickParams. ok is false when the struct has a
@@ -92,8 +156,18 @@ type paramsType struct {
 type paramField struct {
 	name  string
 	index []int
-	str   bool // *string
+	kind  fieldKind
 }
+
+// fieldKind names the fields quickDecode fills without encoding/json.
+type fieldKind uint8
+
+const (
+	otherField   fieldKind = iota
+	strField               // string
+	strPtrField            // *string
+	rawListField           // *[]json.RawMessage
+)
 
 // field finds the field a member name selects: the exact name only (names are
 // case-sensitive; the strict decoder refuses one that differs only in case).
@@ -149,7 +223,16 @@ func structFields(t reflect.Type, index []int) ([]paramField, bool) {
 		if !f.IsExported() || name == "" || name == "-" || !plainASCII([]byte(name)) || !flatType(f.Type) {
 			return nil, false
 		}
-		fields = append(fields, paramField{name: name, index: at, str: f.Type == reflect.TypeFor[*string]()})
+		kind := otherField
+		switch f.Type {
+		case reflect.TypeFor[string]():
+			kind = strField
+		case reflect.TypeFor[*string]():
+			kind = strPtrField
+		case reflect.TypeFor[*[]json.RawMessage]():
+			kind = rawListField
+		}
+		fields = append(fields, paramField{name: name, index: at, kind: kind})
 	}
 	for i, f := range fields { // names that differ only in case would need encoding/json's precedence
 		for _, g := range fields[:i] {

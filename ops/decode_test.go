@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -83,5 +84,69 @@ func TestQuickDecodeTaken(t *testing.T) {
 	var p setPropertyParams
 	if !(&opCtx{raw: raw}).quickParams(&p) || *p.Key != "k1" || *p.Value != "value 3 of property 1" || p.Op != "card.setProperty" {
 		t.Fatalf("quickParams: %+v", p)
+	}
+}
+
+// contentBody has the shape of a content write's body (store.ContentBody), which request
+// bodies decode with QuickDecode.
+type contentBody struct {
+	Ops       *[]json.RawMessage `json:"ops"`
+	ClientID  *string            `json:"clientId"`
+	ClientSeq *int64             `json:"clientSeq"`
+}
+
+var bodySeeds = []string{
+	`{"ops":[{"op":"card.setProperty","key":"k1","value":"v"}]}`,
+	`{"ops":[ {"op":"a"} , {"op":"b","x":[1,{"y":"]"}]} ],"clientId":"c-1","clientSeq":3}`,
+	`{"ops":[]}`, `{"ops":[ ]}`, `{"ops":null}`, `{"ops":{}}`, `{"ops":"x"}`, `{"ops":[1,"two",null,true]}`,
+	`{"ops":[[]],"ops":[]}`, `{"Ops":[]}`, `{"clientSeq":1.5}`, `{"clientId":"caf\u00e9"}`, `{"other":1}`,
+}
+
+// FuzzQuickDecodeBody checks QuickDecode against the strict decoder on request bodies,
+// starting from a value that already holds something (the decoders keep what the body
+// does not set).
+func FuzzQuickDecodeBody(f *testing.F) {
+	for _, s := range bodySeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if _, problem := CheckKeys(raw, reflect.TypeFor[*contentBody]()); !json.Valid(raw) || problem != "" {
+			return // QuickDecode runs after both
+		}
+		seq := int64(7)
+		start := contentBody{ClientSeq: &seq}
+		quick, slow := start, start
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		slowOK := dec.Decode(&slow) == nil
+		if QuickDecode(raw, &quick) {
+			if !slowOK {
+				t.Fatalf("quick accepted %s, strict refused it", raw)
+			}
+			if !reflect.DeepEqual(quick, slow) {
+				t.Fatalf("%s decoded as %+v, strict %+v", raw, quick, slow)
+			}
+		} else if !reflect.DeepEqual(quick, start) {
+			t.Fatalf("quick gave up on %s but left %+v", raw, quick)
+		}
+	})
+}
+
+func TestQuickDecodeBodyTaken(t *testing.T) {
+	var b contentBody
+	raw := []byte(`{"ops":[{"op":"card.setProperty","key":"k1","value":"v"}, {"op":"card.rename","name":"N"}],"clientId":"c"}`)
+	if !QuickDecode(raw, &b) || len(*b.Ops) != 2 || string((*b.Ops)[1]) != `{"op":"card.rename","name":"N"}` || *b.ClientID != "c" {
+		t.Fatalf("QuickDecode: %+v", b)
+	}
+}
+
+func TestEscapesCR(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"ins":"a\u000db"}`: true, `{"ins":"a\u000Db"}`: true, `{"ins":"a\u000ab"}`: false,
+		`{"ins":"a\u000"}`: false, `{"ins":"\u000a\u000d"}`: true, `{"ins":"plain"}`: false, `\u000`: false,
+	} {
+		if got := escapesCR([]byte(raw)); got != want {
+			t.Errorf("escapesCR(%s) = %v, want %v", raw, got, want)
+		}
 	}
 }

@@ -434,7 +434,7 @@ func memoHistory(history func(since int64) ([]Batch, error)) func(since int64) (
 // text has one line ending, as in the browser editor, so positions counted by a client and
 // by the server cannot drift apart. An op without a carriage return is returned as it is.
 func normalizeNewlines(op json.RawMessage) json.RawMessage {
-	if !bytes.Contains(op, []byte(`\r`)) && !bytes.Contains(bytes.ToLower(op), []byte(`\u000d`)) {
+	if !bytes.Contains(op, []byte(`\r`)) && !escapesCR(op) {
 		return op
 	}
 	dec := json.NewDecoder(bytes.NewReader(op))
@@ -448,6 +448,20 @@ func normalizeNewlines(op json.RawMessage) json.RawMessage {
 		return op
 	}
 	return out
+}
+
+// escapesCR reports whether op may hold a carriage return written as \u000d or \u000D.
+func escapesCR(op []byte) bool {
+	for {
+		i := bytes.Index(op, []byte(`\u000`))
+		if i < 0 || i+5 >= len(op) {
+			return false
+		}
+		if op[i+5]|0x20 == 'd' {
+			return true
+		}
+		op = op[i+5:]
+	}
 }
 
 func crlfToLF(v any) any {

@@ -34,6 +34,9 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if field, problem := ops.CheckKeys(data, reflect.TypeOf(dst)); problem != "" {
 		return Field(field, "%s", problem)
 	}
+	if ops.QuickDecode(data, dst) {
+		return nil // what the decoder below would have done, without reading the body again
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
