@@ -152,7 +152,8 @@ func (k *keyChecker) value(t reflect.Type) (field, problem string) {
 	switch k.next() {
 	case '{':
 		k.i++
-		var seen [][]byte // few members: a slice beats a map, until there are many
+		var seenOn [16][]byte
+		seen := seenOn[:0] // few members: a slice beats a map, until there are many
 		var many map[string]bool
 		for k.next() == '"' {
 			key, ok := k.str()

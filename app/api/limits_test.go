@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -108,6 +109,42 @@ func TestBadInput(t *testing.T) {
 
 	// Exactly 500 ops is accepted.
 	s.Must(s.Post(ann.Key, content, map[string]any{"ops": bigOps[:500]}), http.StatusOK)
+}
+
+// TestBodyWithoutLength sends bodies without a Content-Length (chunked), which the server
+// reads to their end (or its limit) instead of into a buffer of the announced length.
+func TestBodyWithoutLength(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "History", "timeline")
+	content := s.URL + "/api/v1/worlds/" + w + "/documents/" + tl + "/content"
+	send := func(body io.Reader, length int64) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, content, body)
+		req.ContentLength = length
+		req.Header.Set("Authorization", "Bearer "+ann.Key)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	// A reader that is not a *strings.Reader has no known length: the client sends it chunked.
+	chunked := func(s string) io.Reader { return io.MultiReader(strings.NewReader(s)) }
+	if status, body := send(chunked(`{"ops":[{"op":"timeline.addEvent","label":"Chunked","dateMs":1}]}`), -1); status != http.StatusOK {
+		t.Fatalf("chunked write: %d %s", status, body)
+	}
+	big := `{"ops":[{"op":"timeline.addEvent","label":"` + strings.Repeat("a", 1<<20) + `","dateMs":1}]}`
+	if status, body := send(chunked(big), -1); status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "body_too_large") {
+		t.Fatalf("chunked body over the limit: %d %s", status, body)
+	}
+	events := s.Get(ann.Key, "/api/v1/worlds/"+w+"/documents/"+tl).Map(t)["content"].(map[string]any)["data"].(map[string]any)["events"].([]any)
+	if len(events) != 1 || events[0].(map[string]any)["label"] != "Chunked" {
+		t.Fatalf("events = %v", events)
+	}
 }
 
 func TestUnknownThingsAreNotFound(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loreweave/loreweave/ops"
+	"github.com/pocketbase/pocketbase/tools/router"
 )
 
 // Limits of a JSON request body.
@@ -61,7 +62,7 @@ func ReadJSON(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if err != nil || mt != "application/json" {
 		return nil, New(http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as JSON with the header Content-Type: application/json")
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	data, err := readBody(w, r)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -84,6 +85,25 @@ func ReadJSON(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, New(http.StatusUnprocessableEntity, "invalid_field", "the request body must be a JSON object").With("field", "")
 	}
 	return data, nil
+}
+
+// readBody reads r's body, at most MaxBody bytes, into a slice of the length its header
+// announces when it announces one. PocketBase's router copies every body as it is read, so
+// that it can be read again; a JSON body is read once, here, past that copy.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body := r.Body
+	if rr, ok := body.(*router.RereadableReadCloser); ok {
+		body = rr.ReadCloser
+	}
+	limited := http.MaxBytesReader(w, body, MaxBody)
+	if n := r.ContentLength; n > 0 && n <= MaxBody {
+		data := make([]byte, n)
+		if _, err := io.ReadFull(limited, data); err != nil {
+			return nil, err
+		}
+		return data, nil
+	}
+	return io.ReadAll(limited)
 }
 
 func kind(goKind string) string {
