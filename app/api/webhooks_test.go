@@ -132,6 +132,9 @@ func TestWebhookDeliversEachEventOnce(t *testing.T) {
 	s := start(t, privateWebhooks(10*time.Millisecond))
 	owner := s.NewUser("Hook owner")
 	world := s.World(owner, "Hooked")
+	// A change made while no webhook exists is passed, and never delivered.
+	s.Document(owner, world, "Before", "card")
+	time.Sleep(300 * time.Millisecond)
 	r := newReceiver(t)
 	h := createHook(t, s, owner, world, r.srv.URL+"/hook", "document.created", "document.renamed", "document.content", "era.created")
 	r.secret = h.Secret
