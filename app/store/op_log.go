@@ -243,14 +243,19 @@ func (s *Store) opLogChunk(docID string, sg segment, from int64) (chunk []opLogR
 
 // appendOp adds a write's entry to the op log, then, when a trim is due, deletes the entries
 // of the same document and era that fall out of the op log's bound (see OpLogKeepVersions).
-func (w *writeTx) appendOp(docID, era string, version int64, ops []byte, actor, credential, created string, client Client) error {
-	var total int64 // of the era's previous entry, which is always kept
-	if err := w.tx.Stmt(w.st.opTotal).QueryRow(docID, era, version-1).Scan(&total); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("store: op log total of %s: %w", docID, err)
+// prevTotal is the total of the era's previous entry when the caller knows it (-1: read
+// it); appendOp returns the new entry's.
+func (w *writeTx) appendOp(docID, era string, version, prevTotal int64, ops []byte, actor, credential, created string, client Client) (int64, error) {
+	total := prevTotal // of the era's previous entry, which is always kept
+	if total < 0 {
+		total = 0
+		if err := w.tx.Stmt(w.st.opTotal).QueryRow(docID, era, version-1).Scan(&total); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return 0, fmt.Errorf("store: op log total of %s: %w", docID, err)
+		}
 	}
 	total += int64(len(ops))
 	if _, err := w.exec(w.st.insertOp, docID, era, version, total, string(ops), actor, credential, created, client.ID, client.Seq); err != nil {
-		return err
+		return 0, err
 	}
 	// The entries to delete are the oldest ones: read from the oldest on, up to the first
 	// entry kept (usually the first one read). A log of fewer versions and bytes than the
@@ -260,17 +265,17 @@ func (w *writeTx) appendOp(docID, era string, version int64, ops []byte, actor, 
 	cut := version - OpLogKeepVersions
 	due := version%opLogTrimEvery == 0 || total/opLogTrimBytes != (total-int64(len(ops)))/opLogTrimBytes
 	if cut <= 0 && total < OpLogKeepBytes || !due {
-		return nil
+		return total, nil
 	}
 	rows, err := w.tx.Stmt(w.st.opsAfter).Query(docID, era, cut)
 	if err != nil {
-		return fmt.Errorf("store: trim op log of %s: %w", docID, err)
+		return 0, fmt.Errorf("store: trim op log of %s: %w", docID, err)
 	}
 	for rows.Next() {
 		var v, t int64
 		if err := rows.Scan(&v, &t); err != nil {
 			rows.Close()
-			return fmt.Errorf("store: trim op log of %s: %w", docID, err)
+			return 0, fmt.Errorf("store: trim op log of %s: %w", docID, err)
 		}
 		if total-t < OpLogKeepBytes {
 			break
@@ -278,16 +283,16 @@ func (w *writeTx) appendOp(docID, era string, version int64, ops []byte, actor, 
 		cut = v
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return fmt.Errorf("store: trim op log of %s: %w", docID, err)
+		return 0, fmt.Errorf("store: trim op log of %s: %w", docID, err)
 	}
 	if cut > 0 {
 		if _, err := w.exec(w.st.trimOps, docID, era, cut); err != nil {
-			return fmt.Errorf("store: trim op log of %s: %w", docID, err)
+			return 0, fmt.Errorf("store: trim op log of %s: %w", docID, err)
 		}
 		// A snapshot older than the oldest entry kept can no longer start a replay.
 		if _, err := w.exec(w.st.trimSnapshots, docID, era, cut); err != nil {
-			return fmt.Errorf("store: trim snapshots of %s: %w", docID, err)
+			return 0, fmt.Errorf("store: trim snapshots of %s: %w", docID, err)
 		}
 	}
-	return nil
+	return total, nil
 }

@@ -20,6 +20,10 @@ type liveState struct {
 	// links are the document's rows in document_links for this era, when known
 	links      []ops.Link
 	linksKnown bool
+	// opTotal is the op log's total (see appendOp) at row.Version, when opTotalKnown: the
+	// next write then need not read it.
+	opTotal      int64
+	opTotalKnown bool
 }
 
 // stateCache holds live states up to a total size of their data.

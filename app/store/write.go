@@ -104,9 +104,13 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	var oldSize int // of the stored data
 	var oldLinks []ops.Link
 	linksKnown := false
+	prevTotal := int64(-1) // the op log's total at row.Version, when known
 	if st, ok := s.liveState(d, req.EraID, typ); ok {
 		row, found, doc, oldSize = st.row, true, st.doc, len(st.data)
 		oldLinks, linksKnown = st.links, st.linksKnown
+		if st.opTotalKnown {
+			prevTotal = st.opTotal
+		}
 	} else {
 		row, found, err = s.loadState(s.app.DB(), d, chain)
 		if err != nil {
@@ -159,7 +163,10 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 			forkData = doc.JSON()
 		}
 	}
-	var seq int64
+	if !own {
+		prevTotal = -1 // what was known is another era's
+	}
+	var seq, total int64
 	err = s.commits.do(func(w *writeTx) error {
 		t := now()
 		if own {
@@ -197,7 +204,8 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 				return err
 			}
 		}
-		if err := w.appendOp(d.ID, req.EraID, version, applied, req.Actor.UserID, req.Actor.Credential, t, req.Client); err != nil {
+		var err error
+		if total, err = w.appendOp(d.ID, req.EraID, version, prevTotal, applied, req.Actor.UserID, req.Actor.Credential, t, req.Client); err != nil {
 			return err
 		}
 		if writeLinks {
@@ -205,7 +213,6 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 				return err
 			}
 		}
-		var err error
 		seq, err = w.outbox("document.content", d.WorldID, d.ID, req.EraID, "")
 		return err
 	})
@@ -227,7 +234,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	if !own {
 		forked = row.Version
 	}
-	s.states.put(d.ID, &liveState{row: stateRow{ID: rowID, Era: req.EraID, Version: version, ForkedVersion: forked}, typ: typ, doc: res.Doc, data: data, links: links, linksKnown: true})
+	s.states.put(d.ID, &liveState{row: stateRow{ID: rowID, Era: req.EraID, Version: version, ForkedVersion: forked}, typ: typ, doc: res.Doc, data: data, links: links, linksKnown: true, opTotal: total, opTotalKnown: true})
 	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: res.Applied, Client: req.Client}
 	change := Change{Seq: seq, Kind: "document.content", WorldID: d.WorldID, DocumentID: d.ID, EraID: req.EraID,
 		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor, Client: req.Client}
