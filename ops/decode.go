@@ -69,8 +69,11 @@ func quickDecode(raw []byte, dst any, skipUnknown bool) bool {
 		return false
 	}
 	v := reflect.ValueOf(dst).Elem()
-	was := reflect.New(v.Type()).Elem()
-	was.Set(v)
+	var was reflect.Value // dst as it was, unless zero (an op's params always are)
+	if !v.IsZero() {
+		was = reflect.New(v.Type()).Elem()
+		was.Set(v)
+	}
 	var seenOn [8][]byte
 	seen := seenOn[:0]
 	done := eachMember(raw, func(key, value []byte) bool {
@@ -105,8 +108,10 @@ func quickDecode(raw []byte, dst any, skipUnknown bool) bool {
 		}
 		return json.Unmarshal(value, fv.Addr().Interface()) == nil
 	})
-	if !done {
+	if !done && was.IsValid() {
 		v.Set(was) // the strict decoder starts from dst as it was
+	} else if !done {
+		v.SetZero()
 	}
 	return done
 }

@@ -95,11 +95,11 @@ func (s *Server) applyOps(req *sdk.CallToolRequest) (*opsResultJSON, store.Docum
 // opsResultJSON is OpsResult as sent: the ops as applied, byte for byte (a map would read
 // their numbers as floats).
 type opsResultJSON struct {
-	DocumentType string            `json:"documentType"`
-	Applied      int               `json:"applied"`
-	Created      []ops.Created     `json:"created"`
-	Version      int64             `json:"version"`
-	Ops          []json.RawMessage `json:"ops"`
+	DocumentType string          `json:"documentType"`
+	Applied      int             `json:"applied"`
+	Created      []ops.Created   `json:"created"`
+	Version      int64           `json:"version"`
+	Ops          json.RawMessage `json:"ops"`
 }
 
 // strictArgs decodes a tool's arguments into dst: an unknown argument or one of the wrong

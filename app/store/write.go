@@ -27,11 +27,11 @@ type WriteRequest struct {
 
 // WriteResult is what an accepted batch did.
 type WriteResult struct {
-	DocumentType string            `json:"documentType"`
-	Applied      int               `json:"applied"`
-	Created      []ops.Created     `json:"created"`
-	Version      int64             `json:"version"`
-	Ops          []json.RawMessage `json:"ops"`
+	DocumentType string          `json:"documentType"`
+	Applied      int             `json:"applied"`
+	Created      []ops.Created   `json:"created"`
+	Version      int64           `json:"version"`
+	Ops          json.RawMessage `json:"ops"` // the ops as applied, a JSON array
 	Client
 }
 
@@ -83,7 +83,7 @@ func (s *Store) alreadyApplied(req WriteRequest) (WriteResult, bool, error) {
 	if err := json.Unmarshal([]byte(rows[0].Ops), &applied); err != nil {
 		return WriteResult{}, false, fmt.Errorf("store: op log v%d of %s: %w", rows[0].Version, req.Document.ID, err)
 	}
-	return WriteResult{DocumentType: req.Document.DocumentType, Applied: len(applied), Created: []ops.Created{}, Version: rows[0].Version, Ops: applied, Client: req.Client}, true, nil
+	return WriteResult{DocumentType: req.Document.DocumentType, Applied: len(applied), Created: []ops.Created{}, Version: rows[0].Version, Ops: json.RawMessage(rows[0].Ops), Client: req.Client}, true, nil
 }
 
 func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Change, error) {
@@ -235,7 +235,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 		forked = row.Version
 	}
 	s.states.put(d.ID, &liveState{row: stateRow{ID: rowID, Era: req.EraID, Version: version, ForkedVersion: forked}, typ: typ, doc: res.Doc, data: data, links: links, linksKnown: true, opTotal: total, opTotalKnown: true})
-	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: res.Applied, Client: req.Client}
+	out := WriteResult{DocumentType: d.DocumentType, Applied: len(res.Applied), Created: res.Created, Version: version, Ops: applied, Client: req.Client}
 	change := Change{Seq: seq, Kind: "document.content", WorldID: d.WorldID, DocumentID: d.ID, EraID: req.EraID,
 		DocumentType: d.DocumentType, Version: version, Ops: applied, Actor: req.Actor, Client: req.Client}
 	if linksMoved {
