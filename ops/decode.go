@@ -20,7 +20,7 @@ import (
 // quickOpName returns the "op" member of raw when it is a plain string (no escapes, ASCII),
 // as opName would read it; ok is false when opName must decide.
 func quickOpName(raw []byte) (name string, ok bool) {
-	if !json.Valid(raw) {
+	if !ValidJSON(raw) {
 		return "", false
 	}
 	return validOpName(raw)

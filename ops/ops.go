@@ -226,7 +226,7 @@ func Decode(docType string, data []byte) (Document, error) {
 		}
 		return d, nil
 	}
-	if !json.Valid(data) || bytes.TrimSpace(data)[0] != '{' {
+	if !ValidJSON(data) || bytes.TrimSpace(data)[0] != '{' {
 		return nil, fmt.Errorf("ops: decode %s: data is not a JSON object", docType)
 	}
 	return &opaque{typ: docType, data: slices.Clone(data)}, nil

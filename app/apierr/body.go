@@ -78,7 +78,7 @@ func ReadJSON(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if problem := ops.CheckJSONText(data); problem != "" {
 		return nil, New(http.StatusBadRequest, "malformed_json", "%s", problem)
 	}
-	if !json.Valid(data) {
+	if !ops.ValidJSON(data) {
 		return nil, New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")
 	}
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
