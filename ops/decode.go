@@ -224,8 +224,9 @@ func structFields(t reflect.Type, index []int) ([]paramField, bool) {
 			fields = append(fields, inner...)
 			continue
 		}
-		name, _, _ := strings.Cut(tag, ",")
-		if !f.IsExported() || name == "" || name == "-" || !plainASCII([]byte(name)) || !flatType(f.Type) {
+		name, opts, _ := strings.Cut(tag, ",")
+		quoted := slices.Contains(strings.Split(opts, ","), "string") // a number written as a string
+		if !f.IsExported() || name == "" || name == "-" || quoted || !plainASCII([]byte(name)) || !flatType(f.Type) {
 			return nil, false
 		}
 		kind := otherField

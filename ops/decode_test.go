@@ -150,3 +150,14 @@ func TestEscapesCR(t *testing.T) {
 		}
 	}
 }
+
+// A field tagged ",string" takes a number written as a string: the short cut leaves such
+// structs to encoding/json.
+func TestQuickDecodeLeavesQuotedNumbers(t *testing.T) {
+	var v struct {
+		N int64 `json:"n,string"`
+	}
+	if QuickDecode([]byte(`{"n":5}`), &v) || QuickDecode([]byte(`{"n":"5"}`), &v) {
+		t.Fatalf("QuickDecode took a struct with a ,string field: %+v", v)
+	}
+}
