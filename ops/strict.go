@@ -98,16 +98,7 @@ type keyChecker struct {
 	i    int
 }
 
-func (k *keyChecker) space() {
-	for k.i < len(k.data) {
-		switch k.data[k.i] {
-		case ' ', '\t', '\n', '\r':
-			k.i++
-		default:
-			return
-		}
-	}
-}
+func (k *keyChecker) space() { k.i = skipSpace(k.data, k.i) }
 
 // next skips white space and returns the next byte, 0 at the end.
 func (k *keyChecker) next() byte {

@@ -21,16 +21,7 @@ type validator struct {
 	i    int
 }
 
-func (v *validator) space() {
-	for v.i < len(v.data) {
-		switch v.data[v.i] {
-		case ' ', '\t', '\n', '\r':
-			v.i++
-		default:
-			return
-		}
-	}
-}
+func (v *validator) space() { v.i = skipSpace(v.data, v.i) }
 
 // value reads one value at v.i (white space before it skipped), nested containers included.
 func (v *validator) value() bool {
