@@ -53,10 +53,11 @@ func (c *opCtx) quickParams(dst any) bool {
 }
 
 // QuickDecode decodes raw, a JSON text known to be valid (json.Valid), into dst, a pointer to
-// a struct of scalars, strings and arrays of them (and of json.RawMessage), when it can prove
-// that a json.Decoder with DisallowUnknownFields, run after CheckKeys, would accept raw and
-// fill dst the same way; it reports whether it did, and leaves dst as it was when it did not.
-// Request bodies take it before encoding/json, which reads the text twice more.
+// a zero struct of scalars, strings and arrays of them (and of json.RawMessage), when it can
+// prove that a json.Decoder with DisallowUnknownFields, run after CheckKeys, would accept raw
+// and fill dst the same way; it reports whether it did, and leaves dst zero when it did not
+// (and untouched when it was not zero). Request bodies take it before encoding/json, which
+// reads the text twice more.
 func QuickDecode(raw []byte, dst any) bool {
 	return quickDecode(raw, dst, false)
 }
@@ -69,10 +70,8 @@ func quickDecode(raw []byte, dst any, skipUnknown bool) bool {
 		return false
 	}
 	v := reflect.ValueOf(dst).Elem()
-	var was reflect.Value // dst as it was, unless zero (an op's params always are)
 	if !v.IsZero() {
-		was = reflect.New(v.Type()).Elem()
-		was.Set(v)
+		return false // what it holds could not be put back as the strict decoder expects it
 	}
 	var seenOn [8][]byte
 	seen := seenOn[:0]
@@ -108,10 +107,8 @@ func quickDecode(raw []byte, dst any, skipUnknown bool) bool {
 		}
 		return json.Unmarshal(value, fv.Addr().Interface()) == nil
 	})
-	if !done && was.IsValid() {
-		v.Set(was) // the strict decoder starts from dst as it was
-	} else if !done {
-		v.SetZero()
+	if !done {
+		v.SetZero() // the strict decoder starts afresh
 	}
 	return done
 }

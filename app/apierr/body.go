@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/loreweave/loreweave/ops"
-	"github.com/pocketbase/pocketbase/tools/router"
 )
 
 // Limits of a JSON request body.
@@ -87,24 +86,23 @@ func ReadJSON(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return data, nil
 }
 
-// readBody reads r's body, at most MaxBody bytes, into a slice of the length its header
-// announces when it announces one. PocketBase's router copies every body as it is read, so
-// that it can be read again; a JSON body is read once, here, past that copy.
+// readBody reads r's body, at most MaxBody bytes: a small one (most are) into a slice of the
+// length its header announces, instead of one grown as it is read; a larger one as it comes,
+// so that a header alone does not reserve the memory.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body := r.Body
-	if rr, ok := body.(*router.RereadableReadCloser); ok {
-		body = rr.ReadCloser
-	}
-	limited := http.MaxBytesReader(w, body, MaxBody)
-	if n := r.ContentLength; n > 0 && n <= MaxBody {
+	body := http.MaxBytesReader(w, r.Body, MaxBody)
+	if n := r.ContentLength; n > 0 && n <= exactBody {
 		data := make([]byte, n)
-		if _, err := io.ReadFull(limited, data); err != nil {
+		if _, err := io.ReadFull(body, data); err != nil {
 			return nil, err
 		}
 		return data, nil
 	}
-	return io.ReadAll(limited)
+	return io.ReadAll(body)
 }
+
+// exactBody is the largest body read into a slice of its announced length.
+const exactBody = 64 << 10
 
 func kind(goKind string) string {
 	switch goKind {
