@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/pocketbase/pocketbase/core"
 
@@ -217,5 +218,69 @@ func (a *API) applyContentOps(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	return e.JSON(http.StatusOK, res)
+	return RespondWrite(e, res)
+}
+
+// RespondWrite answers a content write (REST or the web editor's) with res, as e.JSON would
+// (a line of JSON) but without encoding/json's reflection and its second pass over the
+// applied ops, which are compact JSON already (a twentieth of a 10-op write's CPU went
+// there). With PocketBase's field picking asked for, or ops the encoder would escape
+// differently, it is e.JSON.
+func RespondWrite(e *core.RequestEvent, res store.WriteResult) error {
+	if e.Request.URL.Query().Has("fields") || bytes.ContainsAny(res.Ops, "<>&\u2028\u2029") || !isJSONContainer(res.Ops) {
+		return e.JSON(http.StatusOK, res)
+	}
+	b := make([]byte, 0, 128+len(res.Ops))
+	b = append(b, `{"documentType":`...)
+	b = appendJSONString(b, res.DocumentType)
+	b = append(b, `,"applied":`...)
+	b = strconv.AppendInt(b, int64(res.Applied), 10)
+	b = append(b, `,"created":`...)
+	if res.Created == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, c := range res.Created {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = appendJSONString(b, c.ID)
+			b = append(b, `,"label":`...)
+			b = appendJSONString(b, c.Label)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, res.Version, 10)
+	b = append(b, `,"ops":`...)
+	b = append(b, res.Ops...)
+	if res.Client.ID != "" {
+		b = append(b, `,"clientId":`...)
+		b = appendJSONString(b, res.Client.ID)
+	}
+	if res.Client.Seq != 0 {
+		b = append(b, `,"clientSeq":`...)
+		b = strconv.AppendInt(b, res.Client.Seq, 10)
+	}
+	b = append(b, "}\n"...)
+	e.Response.Header().Set("Content-Type", "application/json")
+	e.Response.WriteHeader(http.StatusOK)
+	_, err := e.Response.Write(b)
+	return err
+}
+
+// appendJSONString appends s as encoding/json writes it: quoted as it is when it holds
+// only printable ASCII the encoder leaves alone, else by the encoder.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string: cannot fail
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pocketbase/pocketbase/core"
 
+	"github.com/loreweave/loreweave/app/api"
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/live"
@@ -62,7 +63,7 @@ func (w *Web) applyContentOps(e *core.RequestEvent) error {
 		return w.jsonError(e, err)
 	}
 	e.Response.Header().Set("Cache-Control", "no-store")
-	return e.JSON(http.StatusOK, res)
+	return api.RespondWrite(e, res)
 }
 
 var fieldPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{0,64}$`)
