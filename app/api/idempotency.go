@@ -30,8 +30,10 @@ var idempotencyWrites atomic.Int64
 // is stored (per user and key) and a retry gets it back without doing anything again. The
 // same key with a different request is refused (422 idempotency_key_reused); a retry while
 // the first is still running waits its turn (409 idempotency_in_progress); a key whose first
-// request died with its process runs again. Failures on our side (5xx) and rate limits are
-// not stored, so they can be retried.
+// request died with its process runs again. Only answers of requests that did something
+// (2xx) are stored: a refusal changed nothing (4xx: a wrong Content-Type, a bad field, a
+// rate limit), and neither did a failure on our side (5xx), so a retry, corrected or not,
+// runs again.
 func (a *API) idempotency(e *core.RequestEvent) error {
 	key := e.Request.Header.Get("Idempotency-Key")
 	if e.Request.Method != http.MethodPost || key == "" {
@@ -104,7 +106,7 @@ func (a *API) idempotency(e *core.RequestEvent) error {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	if err != nil || status >= 500 || status == http.StatusTooManyRequests {
+	if err != nil || status >= 300 {
 		return err
 	}
 	if _, err := db.NewQuery(`INSERT INTO idempotency_keys (principal, key, fingerprint, status, body, created) VALUES ({:p}, {:k}, {:f}, {:s}, {:b}, {:t})

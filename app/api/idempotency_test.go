@@ -1,8 +1,10 @@
 package api_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"sync"
 	"testing"
@@ -67,10 +69,36 @@ func TestIdempotencyKey(t *testing.T) {
 	if n := s.Count("document_ops", "document = '"+tl+"'"); n != 4 {
 		t.Fatalf("op rows %d after the expired key's reuse", n)
 	}
-	// Errors the client caused are remembered like any answer.
+	// A refusal changed nothing and is not remembered: the retry runs again, and a corrected
+	// one (here, the missing label added) under the same key is applied.
 	bad := map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "dateMs": 2}}}
-	if r1, r2 := idem("bad-1", bad), idem("bad-1", bad); r1.Status != 422 || r2.Status != 422 || r2.Header.Get("Idempotent-Replayed") != "true" {
-		t.Fatalf("error replay: %d %d", r1.Status, r2.Status)
+	if r1, r2 := idem("bad-1", bad), idem("bad-1", bad); r1.Status != 422 || r2.Status != 422 || r2.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("error replay: %d %d %q", r1.Status, r2.Status, r2.Header.Get("Idempotent-Replayed"))
+	}
+	fixed := map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "label": "Fixed", "dateMs": 2}}}
+	s.Must(idem("bad-1", fixed), http.StatusOK)
+	// So is a body sent with the wrong Content-Type (the fingerprint does not cover it).
+	raw, _ := json.Marshal(map[string]any{"ops": []any{map[string]any{"op": "timeline.addEvent", "label": "Typed", "dateMs": 3}}})
+	typed := func(contentType string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, s.URL+content, bytes.NewReader(raw))
+		req.Header.Set("Authorization", "Bearer "+ann.Key)
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Idempotency-Key", "typed-1")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	if res := typed("text/plain"); res.StatusCode != http.StatusUnsupportedMediaType {
+		t.Fatalf("text/plain: %d", res.StatusCode)
+	}
+	if res := typed("application/json"); res.StatusCode != http.StatusOK || res.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("the corrected retry: %d (replayed %q)", res.StatusCode, res.Header.Get("Idempotent-Replayed"))
+	}
+	if n := s.Count("document_ops", "document = '"+tl+"'"); n != 6 {
+		t.Fatalf("op rows %d after the corrected retries", n)
 	}
 }
 

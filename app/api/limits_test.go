@@ -141,6 +141,11 @@ func TestBodyWithoutLength(t *testing.T) {
 	if status, body := send(chunked(big), -1); status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "body_too_large") {
 		t.Fatalf("chunked body over the limit: %d %s", status, body)
 	}
+	// A body past PocketBase's own limit (32 MiB) is the API's 413 too, in its error shape.
+	huge := strings.NewReader(`{"ops":[{"op":"timeline.addEvent","label":"` + strings.Repeat("a", 40<<20) + `","dateMs":1}]}`)
+	if status, body := send(huge, huge.Size()); status != http.StatusRequestEntityTooLarge || !strings.Contains(body, `"code":"body_too_large"`) {
+		t.Fatalf("40 MiB body: %d %.300s", status, body)
+	}
 	events := s.Get(ann.Key, "/api/v1/worlds/"+w+"/documents/"+tl).Map(t)["content"].(map[string]any)["data"].(map[string]any)["events"].([]any)
 	if len(events) != 1 || events[0].(map[string]any)["label"] != "Chunked" {
 		t.Fatalf("events = %v", events)

@@ -5,7 +5,6 @@ package api
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
@@ -119,12 +118,16 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 		g.Unbind(apis.DefaultActivityLoggerMiddlewareId)
 		g.BindFunc(a.Log.middleware)
 	}
+	// Bodies are bounded by the API's own limits, which answer in its error shape: JSON bodies
+	// by apierr.MaxBody, uploads by the upload limits (uploadAsset), archives by the import
+	// limit (importWorld); PocketBase's 32 MiB limit answered a larger body in its own shape.
+	g.Unbind(apis.DefaultBodyLimitMiddlewareId)
 	g.BindFunc(a.limitIP, a.Auth.APIMiddleware, readOnlyGrants, a.limitKey, a.idempotency)
 	a.turns = newTurns()
 	for _, rt := range Routes {
 		h := rt.handler
 		takesTurn := turnRoutes[rt.Method+" "+rt.Path]
-		route := g.Route(rt.Method, rt.Path, handle(func(e *core.RequestEvent) error {
+		g.Route(rt.Method, rt.Path, handle(func(e *core.RequestEvent) error {
 			if err := checkEra(e); err != nil {
 				return err
 			}
@@ -133,11 +136,6 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 			}
 			return h(a, e)
 		}))
-		if rt.Method == http.MethodPost && (strings.HasSuffix(rt.Path, "/assets") || rt.Path == "/api/v1/worlds/import") {
-			// Uploads are bounded by the upload limits (uploadAsset) and archives by the import
-			// limit (importWorld), not PocketBase's 32 MiB.
-			route.Unbind(apis.DefaultBodyLimitMiddlewareId)
-		}
 	}
 	// Anything else under /api/v1 answers in the API's own error shape.
 	r.Any("/api/v1/{path...}", handle(func(e *core.RequestEvent) error {

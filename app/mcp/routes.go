@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/pocketbase/pocketbase/apis"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/router"
 )
@@ -25,8 +26,10 @@ func (s *Server) Register(r *router.Router[*core.RequestEvent]) {
 		s.ServeHTTP(e.Response, e.Request.WithContext(context.WithValue(e.Request.Context(), clientIPKey{}, e.RealIP())))
 		return nil
 	}
-	r.Any(Path, serve)
-	r.Any(Path+"/{$}", serve) // /api/mcp/ is the same endpoint
+	// A body over maxBody is refused by the endpoint itself (PocketBase's own 32 MiB limit
+	// would answer a larger one in PocketBase's error shape).
+	r.Any(Path, serve).Unbind(apis.DefaultBodyLimitMiddlewareId)
+	r.Any(Path+"/{$}", serve).Unbind(apis.DefaultBodyLimitMiddlewareId) // /api/mcp/ is the same endpoint
 	r.GET("/.well-known/oauth-protected-resource"+Path, std(auth.ProtectedResourceMetadataHandler(s.ProtectedResource(s.Resource()))))
 	r.GET("/.well-known/oauth-protected-resource", std(auth.ProtectedResourceMetadataHandler(s.ProtectedResource(s.BaseURL))))
 	r.GET("/.well-known/oauth-authorization-server", std(http.HandlerFunc(s.serveAuthServerMetadata)))
