@@ -33,7 +33,7 @@ func validOpName(raw []byte) (name string, ok bool) {
 		if !plainASCII(key) {
 			return false
 		}
-		if len(key) == 2 && key[0]|0x20 == 'o' && key[1]|0x20 == 'p' {
+		if string(key) == "op" {
 			last = value
 		}
 		return true

@@ -360,17 +360,18 @@ func strictOpName(raw json.RawMessage) (string, *Error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return "", &Error{Code: CodeInvalidField, Field: "op", Message: "each operation must be a JSON object with an \"op\" member"}
 	}
-	var head struct {
-		Op *json.RawMessage `json:"op"`
-	}
-	if err := json.Unmarshal(trimmed, &head); err != nil {
+	// The member is "op" exactly (member names are case-sensitive; a struct field would
+	// also take "OP" or "Op"); the last of duplicates, as encoding/json keeps.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &members); err != nil {
 		return "", &Error{Code: CodeInvalidField, Field: "op", Message: "each operation must be a JSON object with an \"op\" member"}
 	}
-	if head.Op == nil {
+	op, ok := members["op"]
+	if !ok {
 		return "", &Error{Code: CodeInvalidField, Field: "op", Message: "the operation has no \"op\" member naming it (for example \"timeline.addEvent\")"}
 	}
 	var name string
-	if err := json.Unmarshal(*head.Op, &name); err != nil || name == "" {
+	if err := json.Unmarshal(op, &name); err != nil || name == "" {
 		return "", &Error{Code: CodeInvalidField, Field: "op", Message: "\"op\" must be a non-empty string naming the operation (for example \"timeline.addEvent\")"}
 	}
 	return name, nil

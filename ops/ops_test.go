@@ -265,6 +265,10 @@ func TestOpShape(t *testing.T) {
 		{name: "no op member", ops: []string{`{"description":"x"}`}, code: CodeInvalidField, field: "op"},
 		{name: "op not a string", ops: []string{`{"op":5}`}, code: CodeInvalidField, field: "op"},
 		{name: "empty op", ops: []string{`{"op":""}`}, code: CodeInvalidField, field: "op"},
+		// Member names are case-sensitive, the op's name too: "OP" is not "op".
+		{name: "op in capitals", ops: []string{`{"OP":"folder.setDescription","description":"x"}`}, code: CodeInvalidField, field: "op"},
+		{name: "escaped op in capitals", ops: []string{`{"\u004fp":"folder.setDescription","description":"x"}`}, code: CodeInvalidField, field: "op"},
+		{name: "a second op in capitals", ops: []string{`{"op":"folder.setDescription","OP":"timeline.addEvent","description":"x"}`}, code: CodeInvalidField, field: "OP"},
 		{name: "unknown op", ops: []string{`{"op":"folder.explode"}`}, code: CodeUnsupportedOperation},
 		{name: "other type's op", ops: []string{`{"op":"timeline.addEvent","label":"x","dateMs":1}`}, code: CodeUnsupportedOperation},
 		{name: "error index", ops: []string{`{"op":"folder.setDescription","description":"a"}`, `{"op":"folder.setDescription","description":1}`}, code: CodeInvalidField, field: "description", opIndex: 1},
