@@ -6,6 +6,7 @@ package app
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/pocketbase/pocketbase/tools/hook"
 
 	"github.com/loreweave/loreweave/app/api"
+	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/config"
 	"github.com/loreweave/loreweave/app/live"
@@ -113,7 +115,11 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		lw.MCP.Register(se.Router)
 		w := &web.Web{App: pb, Store: lw.Store, Keys: lw.Keys, Access: access, Config: lw.Config, OAuth: lw.OAuth, Search: searcher, Live: lw.Live, Webhooks: lw.Webhooks}
 		w.Register(se.Router)
-		return se.Next()
+		if err := se.Next(); err != nil { // builds the handler; the server starts serving after
+			return err
+		}
+		se.Server.Handler = emptySegments(se.Server.Handler)
+		return nil
 	})
 	// Stream clients are told to reconnect before PocketBase's graceful shutdown (priority
 	// -9999) closes their connections; the store stops after in-flight writes finished.
@@ -134,6 +140,21 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		return te.Next()
 	})
 	return lw
+}
+
+// emptySegments answers an API path with an empty segment ("/api/v1/worlds//export", a
+// script's unset variable) 404 in the API's error shape; Go's router would redirect it to
+// another endpoint ("/api/v1/worlds/export"), and a client that follows redirects would
+// take that endpoint's answer for the one it asked for.
+func emptySegments(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; strings.HasPrefix(p, "/api/") && strings.Contains(p, "//") {
+			apierr.Write(w, r, nil, apierr.New(http.StatusNotFound, "not_found",
+				"no such endpoint: %s %s has an empty path segment (an unset variable?)", r.Method, p))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 const searchDir = "search.bleve"

@@ -173,6 +173,22 @@ func TestUnknownThingsAreNotFound(t *testing.T) {
 	if res.Status != http.StatusNotFound {
 		t.Fatalf("content on unknown doc: %d", res.Status)
 	}
+	// A path with an empty segment (a script's unset variable) is not redirected to another
+	// endpoint ("/worlds//export" to "/worlds/export"): it is not found, in the API's shape.
+	noRedirects := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, p := range []string{"/api/v1/worlds//export", "/api/v1/worlds/" + w + "//documents", "/api/v1//worlds"} {
+		req, _ := http.NewRequest(http.MethodGet, s.URL+p, nil)
+		req.Header.Set("Authorization", "Bearer "+ann.Key)
+		res, err := noRedirects.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `"code":"not_found"`) || !strings.Contains(string(body), "empty path segment") {
+			t.Errorf("GET %s: %d %s", p, res.StatusCode, body)
+		}
+	}
 }
 
 // counts snapshots the rows of every Loreweave table.
