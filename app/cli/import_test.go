@@ -36,6 +36,13 @@ func TestImportCommand(t *testing.T) {
 	if _, _, err := run(t, s2.PB, "import", file, "--owner", owner.Email); err == nil || !strings.Contains(err.Error(), "already has the world "+r.ID) {
 		t.Fatalf("a second restore: %v", err)
 	}
+	// A world in the trash still holds its ids: the refusal says where it is.
+	if err := s2.LW.Store.TrashWorld(r.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, s2.PB, "import", file, "--owner", owner.Email); err == nil || !strings.Contains(err.Error(), "in its trash: restore it from there") {
+		t.Fatalf("a restore over a trashed world: %v", err)
+	}
 	out = mustRun(t, s2.PB, "import", file, "--owner", owner.Email, "--mode", "copy")
 	if !strings.Contains(out, "as a copy") || strings.Contains(out, "("+r.ID+",") {
 		t.Fatalf("copy said %q", out)
