@@ -303,3 +303,29 @@ func TestUploadPastPocketBaseBodyLimit(t *testing.T) {
 		t.Fatalf("size %d, want %d", a.Size, len(data))
 	}
 }
+
+// An asset whose file is gone from the file storage (a database restored without its storage
+// folder) answers 404 asset_file_missing, saying so, not an opaque 500.
+func TestAssetFileMissing(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	var a assetBody
+	uploadAs(t, s, ann.Key, w, upload{"map.png", pngBytes(t, 3, 2)}).JSON(t, &a)
+	removed := 0
+	filepath.Walk(filepath.Join(s.Dir, "storage"), func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && strings.Contains(p, a.ID) {
+			if os.Remove(p) == nil {
+				removed++
+			}
+		}
+		return nil
+	})
+	if removed == 0 {
+		t.Fatal("no stored file found to remove")
+	}
+	res := s.Get(ann.Key, a.URL)
+	if res.Status != http.StatusNotFound || res.ErrorCode() != "asset_file_missing" || !strings.Contains(string(res.Body), "storage folder") {
+		t.Fatalf("%d %s", res.Status, res.Body)
+	}
+}

@@ -1,14 +1,18 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/pocketbase/dbx"
 	"github.com/pocketbase/pocketbase/core"
 	"github.com/pocketbase/pocketbase/tools/filesystem"
+
+	"github.com/loreweave/loreweave/app/apierr"
 )
 
 // Asset kinds: what an uploaded file is for.
@@ -189,6 +193,13 @@ func (s *Store) OpenAsset(a Asset) (AssetFile, error) {
 	r, err := fsys.GetReader(col.Id + "/" + a.ID + "/" + a.File)
 	if err != nil {
 		fsys.Close()
+		if errors.Is(err, filesystem.ErrNotFound) {
+			// The database knows the asset but the file storage lacks its file: a data
+			// directory restored without its storage folder (a database replica alone).
+			s.app.Logger().Warn("store: an asset's file is missing from the file storage", "asset", a.ID, "world", a.WorldID, "file", a.File)
+			return nil, apierr.New(http.StatusNotFound, "asset_file_missing",
+				"the file of asset %s is missing from the server's file storage (the data directory's storage folder was not restored with its database?); upload it again", a.ID).With("id", a.ID)
+		}
 		return nil, fmt.Errorf("store: open asset %s: %w", a.ID, err)
 	}
 	return &assetFile{AssetFile: r, fsys: fsys}, nil
