@@ -103,6 +103,13 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+	// An integer member given a number with a fraction or an exponent is told so.
+	for _, n := range []string{"1.0", "1e0", "1.5"} {
+		res := s.Post(ann.Key, content, `{"ops":[{"op":"timeline.addEvent","label":"x","dateMs":1}],"clientId":"tab","clientSeq":`+n+`}`)
+		if res.Status != 422 || res.ErrorCode() != "invalid_field" || !strings.Contains(string(res.Body), `\"clientSeq\" must be an integer written without a fraction or an exponent`) {
+			t.Fatalf("clientSeq %s: %d %s", n, res.Status, res.Body)
+		}
+	}
 	if after := counts(s); after != before {
 		t.Fatalf("bad requests changed the database: %v -> %v", before, after)
 	}

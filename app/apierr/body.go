@@ -42,7 +42,12 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return Field(typeErr.Field, "%q must be %s", typeErr.Field, kind(typeErr.Type.Kind().String()))
+			want := kind(typeErr.Type.Kind().String())
+			if strings.HasPrefix(typeErr.Value, "number") && want == "a number" {
+				// A number for an integer member, but with a fraction or an exponent.
+				want = "an integer written without a fraction or an exponent (like 3)"
+			}
+			return Field(typeErr.Field, "%q must be %s", typeErr.Field, want)
 		}
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 			f = strings.Trim(f, `"`)
