@@ -556,3 +556,29 @@ func TestBrowserFolderDescription(t *testing.T) {
 		t.Fatalf("%d documents listed in the folder", n)
 	}
 }
+
+// TestBrowserCardEditorRefusedAlias: an alias the server refuses (the 51st) is shown refused
+// next to the box, and what was typed comes back into the box instead of being lost.
+func TestBrowserCardEditorRefusedAlias(t *testing.T) {
+	ctx := browser(t)
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Author")
+	w := newWorld(t, s, ann, "Tidewater")
+	card := w.doc(t, "Vharn", "card", "", "")
+	aliases := make([]any, 50)
+	for i := range aliases {
+		aliases[i] = fmt.Sprintf("Alias %d", i)
+	}
+	w.apply(t, card, "", map[string]any{"op": "card.setAliases", "aliases": aliases})
+	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+card, `[data-testid="card-editor"]`)
+	waitJS(t, ctx, "saved state", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`#alias-new`), "The Drowned Girl\n"))
+	waitJS(t, ctx, "refusal shown", `(function () {
+		var p = document.querySelector('#aliases').closest('.field').querySelector(':scope > .field-error');
+		return p && !p.hidden && /50 aliases/.test(p.textContent);
+	})()`)
+	waitJS(t, ctx, "typed alias kept", `document.querySelector('#alias-new').value === "The Drowned Girl"`)
+	if data, _ := cardData(t, s, ann.Key, w.ID, card); len(data.Aliases) != 50 {
+		t.Fatalf("%d aliases", len(data.Aliases))
+	}
+}

@@ -69,6 +69,10 @@
     return e && e.message ? e.message : "the server answered " + (r ? r.status : "nothing");
   }
 
+  // sentence ends a message with a full stop when it has none (the server's messages have
+  // none), so that another sentence can follow it.
+  function sentence(msg) { return /[.!?]$/.test(msg) ? msg : msg + "."; }
+
   // write sends ops and calls done(result) when the server has answered for good: retried
   // with the same sequence number while the network or the server fails.
   function write(ops, done, s) {
@@ -209,9 +213,13 @@
     });
   }
 
-  function setAliases(list) {
+  // setAliases calls then(ok) once the server has answered.
+  function setAliases(list, then) {
     if (readOnly) return;
-    write([{ op: "card.setAliases", aliases: list }], function (r) { showError(aliasBox, r.ok ? "" : errorText(r)); });
+    write([{ op: "card.setAliases", aliases: list }], function (r) {
+      showError(aliasBox, r.ok ? "" : errorText(r));
+      if (then) then(r.ok);
+    });
   }
 
   function addAlias() {
@@ -222,7 +230,8 @@
       return;
     }
     aliasInput.value = "";
-    setAliases(model.aliases.concat([v]));
+    // A refused alias (too many, too long) comes back into the empty box, to be edited.
+    setAliases(model.aliases.concat([v]), function (ok) { if (!ok && !aliasInput.value) aliasInput.value = v; });
   }
   root.querySelector("#alias-add").addEventListener("click", addAlias);
   aliasInput.addEventListener("keydown", function (ev) { if (ev.key === "Enter") { ev.preventDefault(); addAlias(); } });
@@ -589,7 +598,7 @@
         // The section was removed meanwhile; its removal reaches us on the stream.
       } else {
         sec.err = errorText(r);
-        showError(sec.el, "Not saved: " + sec.err + " Edit the text to try again.");
+        showError(sec.el, "Not saved: " + sentence(sec.err) + " Edit the text to try again.");
       }
       status();
     });

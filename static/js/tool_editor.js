@@ -59,6 +59,10 @@
     return msg.charAt(0).toUpperCase() + msg.slice(1);
   }
 
+  // sentence ends a message with a full stop when it has none (the server's messages have
+  // none), so that another sentence can follow it.
+  function sentence(msg) { return /[.!?]$/.test(msg) ? msg : msg + "."; }
+
   // write sends ops and calls done(result, seq) once the server has answered for good: sent
   // again with the same sequence number while the network or the server fails, so nothing is
   // lost or applied twice.
@@ -328,7 +332,7 @@
       }
       var code = errorCode(r);
       if (code === "stale_base_version") setTimeout(function () { flush(t); }, 300);
-      else if (code !== "not_found_in_document") showError(t.box, "Not saved: " + errorText(r) + " Edit the text to try again.");
+      else if (code !== "not_found_in_document") showError(t.box, "Not saved: " + sentence(errorText(r)) + " Edit the text to try again.");
       status();
     });
   }
