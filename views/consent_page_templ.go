@@ -177,7 +177,7 @@ func ConsentPage(p Page, v ConsentView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</code>. You can disconnect it at any time under Settings → Connected apps.</p><form method=\"post\" action=\"/oauth/authorize\" class=\"row\" data-testid=\"consent-form\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</code>. You can disconnect it at any time under Connected apps, in the header.</p><form method=\"post\" action=\"/oauth/authorize\" class=\"row\" data-testid=\"consent-form\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

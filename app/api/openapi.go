@@ -81,7 +81,7 @@ var errorText = map[string]string{
 	"400": "Malformed JSON (`malformed_json`), including bytes that are not UTF-8 and lone surrogate escapes; a change with nothing to change (`nothing_to_change`, with `fields`); for uploads, a multipart body that cannot be read (`malformed_multipart`).",
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
-	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable.",
+	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable. An asset whose file is missing from the file storage answers `asset_file_missing`.",
 	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `era_has_children` with `children`, `era_published` with `projects`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`; " +
 		"for tools: `type_conflict` with `documentType` and `tool`, `app_kind_conflict` with `appKind` and `tool`, `tool_upgrade_breaks_documents` with `documents` (up to 100 of {documentId, name, era, documentType, field, message}) and `total`; " +
 		"for content: `tool_not_installed` with `documentType`, the document's tool was uninstalled).",
@@ -89,7 +89,7 @@ var errorText = map[string]string{
 	"415": "The body is not `application/json` (`unsupported_media_type`; uploads: not `multipart/form-data`), or an upload's content is not a supported type (`unsupported_file_type`, with `detectedType` and `supported`).",
 	"410": "The version asked for is older than the document's history reaches (`version_unavailable`, with `oldestVersion`).",
 	"429": "Too many requests from this credential or address (`rate_limited`); the `Retry-After` header says how many seconds to wait.",
-	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `unknown_user`, `idempotency_key_reused`, `nothing_to_restore`, `invalid_manifest` (with `problems`: [{pointer, message}], each at a JSON Pointer into the manifest).",
+	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `idempotency_key_reused`, `nothing_to_restore`, `invalid_manifest` (with `problems`: [{pointer, message}], each at a JSON Pointer into the manifest).",
 	"503": "The search index is being rebuilt from the database after a failure (`search_rebuilding`, with `retryAfter`); the `Retry-After` header says how many seconds to wait. Everything else keeps working meanwhile, and writes made during the rebuild are found once it ends.",
 }
 
