@@ -109,8 +109,16 @@ func TestBrowserCardEditor(t *testing.T) {
 	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card+"/content", map[string]any{"ops": []any{
 		map[string]any{"op": "card.addSection", "title": "Rumours", "body": "Whispers."}}}), http.StatusOK).JSON(t, &extra)
 	waitJS(t, ctx, "third section", `document.querySelectorAll('[data-testid="section-editor"]').length === 3`)
+	// Ann is writing in it when it goes: the notice takes her focus, and her next keystrokes
+	// do nothing (on the "Add section" button, a space pressed it).
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-editor"]:nth-child(3) .cm-content`)))
+	waitJS(t, ctx, "writing in Rumours", `document.activeElement.matches('[data-testid="section-editor"]:nth-child(3) .cm-content')`)
 	w.apply(t, card, "", map[string]any{"op": "card.removeSection", "id": extra.Created[0].ID})
 	waitJS(t, ctx, "removal notice", `document.querySelectorAll('[data-testid="section-editor"]').length === 2 && !!document.querySelector('[data-testid="section-restore"]')`)
+	waitJS(t, ctx, "focus on the notice", `document.activeElement.matches('[data-testid="section-removed"]')`)
+	do(t, ctx, chromedp.KeyEvent(" and more"), chromedp.KeyEvent(kb.Enter))
+	time.Sleep(300 * time.Millisecond)
+	waitJS(t, ctx, "no section made by typing", `document.querySelectorAll('[data-testid="section-editor"]').length === 2 && !!document.querySelector('[data-testid="section-removed"]')`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-restore"]`)))
 	waitJS(t, ctx, "restored", `document.querySelectorAll('[data-testid="section-editor"]').length === 3 && !document.querySelector('[data-testid="section-removed"]')`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-editor"]:nth-child(3) [data-testid="section-remove"]`)))

@@ -517,6 +517,7 @@
     });
     dismiss.addEventListener("click", function () { note.remove(); root.querySelector("#section-add").focus(); });
     box.prepend(note);
+    return note;
   }
 
   function togglePreview(sec) {
@@ -690,11 +691,19 @@
         model.sections = model.sections.filter(function (s) { return s.id !== op.id; });
         if (sec) {
           var wasFocused = sec.el.contains(document.activeElement);
-          if (!own) offerRestore(sec.title, sec.view.state.doc.toString(), !!(sec.inflight || sec.pending));
+          var note = own ? null : offerRestore(sec.title, sec.view.state.doc.toString(), !!(sec.inflight || sec.pending));
           sec.view.destroy();
           sec.el.remove();
           delete sections[op.id];
-          if (wasFocused) root.querySelector("#section-add").focus();
+          if (wasFocused && note) {
+            // Someone else removed the section being written in: the notice takes the focus
+            // (and comes into view), where the next keystrokes do nothing; on a button they
+            // would press it.
+            note.tabIndex = -1;
+            note.focus();
+          } else if (wasFocused) {
+            root.querySelector("#section-add").focus();
+          }
         }
         showSections();
         break;
