@@ -328,4 +328,8 @@ func TestAssetFileMissing(t *testing.T) {
 	if res.Status != http.StatusNotFound || res.ErrorCode() != "asset_file_missing" || !strings.Contains(string(res.Body), "storage folder") {
 		t.Fatalf("%d %s", res.Status, res.Body)
 	}
+	// The world's export says which asset it cannot include (a 404 would read as no world).
+	if res := s.Get(ann.Key, "/api/v1/worlds/"+w+"/export"); res.Status != http.StatusConflict || res.ErrorCode() != "asset_file_missing" || !strings.Contains(string(res.Body), a.ID) {
+		t.Fatalf("export: %d %.300s", res.Status, res.Body)
+	}
 }

@@ -236,7 +236,7 @@ func (a *API) applyContentOps(e *core.RequestEvent) error {
 // there). With PocketBase's field picking asked for, or ops the encoder would escape
 // differently, it is e.JSON.
 func RespondWrite(e *core.RequestEvent, res store.WriteResult) error {
-	if e.Request.URL.Query().Has("fields") || encoderEscapes(res.Ops) || !isJSONContainer(res.Ops) {
+	if len(res.Ops) == 0 || e.Request.URL.Query().Has("fields") || encoderEscapes(res.Ops) || !isJSONContainer(res.Ops) {
 		return e.JSON(http.StatusOK, res)
 	}
 	b := make([]byte, 0, 128+len(res.Ops))

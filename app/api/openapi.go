@@ -82,7 +82,7 @@ var errorText = map[string]string{
 	"401": "Missing, malformed, unknown or revoked credential (`unauthenticated`), with `WWW-Authenticate: Bearer`.",
 	"403": "The caller's role does not allow this (`forbidden`), or a key/OAuth caller on a Free world asked for content (`plan_required`).",
 	"404": "The world (or anything in it) does not exist or the caller is not a member (`not_found`); the two are indistinguishable. An asset whose file is missing from the file storage answers `asset_file_missing`.",
-	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `era_has_children` with `children`, `era_published` with `projects`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`; " +
+	"409": "The request conflicts with the current state (`already_member`, `owner_required`, `folder_not_empty`, `era_has_children` with `children`, `era_published` with `projects`, `conflict`, `idempotency_in_progress`, `asset_in_use` with `documentIds`, `asset_file_missing` with `id` when an export cannot include an asset whose file is gone from the file storage; " +
 		"for tools: `type_conflict` with `documentType` and `tool`, `app_kind_conflict` with `appKind` and `tool`, `tool_upgrade_breaks_documents` with `documents` (up to 100 of {documentId, name, era, documentType, field, message}) and `total`; " +
 		"for content: `tool_not_installed` with `documentType`, the document's tool was uninstalled).",
 	"413": "The body is over 1 MiB (`body_too_large`), carries over 500 operations (`too_many_ops`), or would take the document's stored content past 4 MiB (`document_too_large`, with `limit`; nothing is applied), or an upload is over its limit (`file_too_large`, with `limit`).",
@@ -230,7 +230,7 @@ func OpenAPI() obj {
 			"get": archiveOperation(operation("exportWorld", "The world's archive: one zip with manifest.json (format version, counts, the sha256 of every file), world.json, members.json, eras.json, projects.json, tools.json, assets.json and the assets' bytes, "+
 				"and per document a folder with document.json, content.json (per era with its own copy), its op log and snapshots as JSON lines and a derived index.md (docs/ARCHIVE.md). "+
 				"Streamed as it is written from one consistent read of the world, as an attachment named <world-slug>-<date>.zip; should the export fail midway the connection is cut, so a torn archive is never taken for a whole one. "+
-				"Owners and admins, on every plan.", "200", nil, "403", "404")),
+				"Owners and admins, on every plan.", "200", nil, "403", "404", "409")),
 		},
 		"/api/v1/worlds/{worldId}/members": obj{
 			"parameters": []obj{worldParam},

@@ -43,7 +43,7 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
 			want := kind(typeErr.Type.Kind().String())
-			if strings.HasPrefix(typeErr.Value, "number") && want == "a number" {
+			if want == "a number" && strings.HasPrefix(typeErr.Value, "number ") && strings.ContainsAny(typeErr.Value, ".eE") {
 				// A number for an integer member, but with a fraction or an exponent.
 				want = "an integer written without a fraction or an exponent (like 3)"
 			}

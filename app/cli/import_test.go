@@ -40,7 +40,7 @@ func TestImportCommand(t *testing.T) {
 	if err := s2.LW.Store.TrashWorld(r.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := run(t, s2.PB, "import", file, "--owner", owner.Email); err == nil || !strings.Contains(err.Error(), "in its trash: restore it from there") {
+	if _, _, err := run(t, s2.PB, "import", file, "--owner", owner.Email); err == nil || !strings.Contains(err.Error(), "in its trash: its owner can restore it from there") {
 		t.Fatalf("a restore over a trashed world: %v", err)
 	}
 	out = mustRun(t, s2.PB, "import", file, "--owner", owner.Email, "--mode", "copy")

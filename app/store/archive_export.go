@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"net/http"
 	"os"
 	"path"
 	"runtime/debug"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/pocketbase/dbx"
 
+	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/ops"
 )
 
@@ -397,8 +399,20 @@ func (x *exporter) assets(w World) error {
 	return nil
 }
 
-func (x *exporter) hashAsset(a Asset) (string, error) {
+// openAsset opens an asset's file for the archive. A file missing from the storage stops
+// the export with a conflict naming the asset: the file routes' 404 would read here as "no
+// such world".
+func (x *exporter) openAsset(a Asset) (AssetFile, error) {
 	r, err := x.s.OpenAsset(a)
+	if e, ok := errors.AsType[*apierr.Error](err); ok && e.Code == "asset_file_missing" {
+		return nil, apierr.New(http.StatusConflict, "asset_file_missing",
+			"the export cannot include asset %s (%q): its file is missing from the server's file storage (the data directory's storage folder was not restored with its database?); put the file back, or stop using the asset and delete it, then export again", a.ID, a.Name).With("id", a.ID)
+	}
+	return r, err
+}
+
+func (x *exporter) hashAsset(a Asset) (string, error) {
+	r, err := x.openAsset(a)
 	if err != nil {
 		return "", err
 	}
@@ -411,7 +425,7 @@ func (x *exporter) hashAsset(a Asset) (string, error) {
 }
 
 func (x *exporter) copyAsset(a Asset, name string) error {
-	r, err := x.s.OpenAsset(a)
+	r, err := x.openAsset(a)
 	if err != nil {
 		return err
 	}

@@ -923,8 +923,9 @@ func (s *Store) checkRestorable(p *importPlan) error {
 					var w World
 					if err := s.app.DB().NewQuery("SELECT " + worldCols + " FROM worlds w WHERE w.id = {:id}").Bind(dbx.Params{"id": p.world.ID}).One(&w); err == nil && w.Deleted != "" {
 						// Deleted, but in the trash until it is purged: it still holds the ids.
-						return apierr.New(http.StatusConflict, "world_exists", "this server has the world %s (%q) in its trash: restore it from there (POST /api/v1/worlds/%s/restore, or Restore in the web app's trash), or import the archive with mode=copy to make a copy beside it",
-							p.world.ID, w.Name, p.world.ID).With("id", p.world.ID).With("kind", what).With("trashed", true)
+						// (Named as the archive names it: the importer may not be a member.)
+						return apierr.New(http.StatusConflict, "world_exists", "this server has the world %s (%q) in its trash: its owner can restore it from there (POST /api/v1/worlds/%s/restore, or Restore in the web app's trash), or import the archive with mode=copy to make a copy beside it",
+							p.world.ID, p.world.Name, p.world.ID).With("id", p.world.ID).With("kind", what).With("trashed", true)
 					}
 				}
 				return apierr.New(http.StatusConflict, "world_exists", "%s; import the archive with mode=copy to make a copy beside it, or delete the world first", msg).
