@@ -172,7 +172,7 @@ func (a *API) getDocument(e *core.RequestEvent) error {
 // the caller then encodes d the usual way.
 func (d DocumentWithContentJSON) appendJSON(b []byte) (_ []byte, ok bool) {
 	data := d.Content.Data
-	if len(data) == 0 || encoderEscapes(data) || !isJSONContainer(data) {
+	if encoderEscapes(data) || !isJSONContainer(data) {
 		return b, false
 	}
 	head, err := json.Marshal(struct {
@@ -204,8 +204,11 @@ func encoderEscapes(b []byte) bool {
 }
 
 // isJSONContainer reports whether data starts and ends like one JSON object or array, as
-// the data ops write does (anything else goes through the encoder).
+// the data ops write does (anything else, nothing included, goes through the encoder).
 func isJSONContainer(data []byte) bool {
+	if len(data) == 0 {
+		return false
+	}
 	first, last := data[0], data[len(data)-1]
 	return first == '{' && last == '}' || first == '[' && last == ']'
 }
@@ -236,7 +239,7 @@ func (a *API) applyContentOps(e *core.RequestEvent) error {
 // there). With PocketBase's field picking asked for, or ops the encoder would escape
 // differently, it is e.JSON.
 func RespondWrite(e *core.RequestEvent, res store.WriteResult) error {
-	if len(res.Ops) == 0 || e.Request.URL.Query().Has("fields") || encoderEscapes(res.Ops) || !isJSONContainer(res.Ops) {
+	if e.Request.URL.Query().Has("fields") || encoderEscapes(res.Ops) || !isJSONContainer(res.Ops) {
 		return e.JSON(http.StatusOK, res)
 	}
 	b := make([]byte, 0, 128+len(res.Ops))
