@@ -920,8 +920,8 @@ func (s *Store) checkRestorable(p *importPlan) error {
 				msg := fmt.Sprintf("this server already has the %s %s of this archive", what, found[0].ID)
 				if what == "world" {
 					msg = fmt.Sprintf("this server already has the world %s (%q)", p.world.ID, p.world.Name)
-					var w World
-					if err := s.app.DB().NewQuery("SELECT " + worldCols + " FROM worlds w WHERE w.id = {:id}").Bind(dbx.Params{"id": p.world.ID}).One(&w); err == nil && w.Deleted != "" {
+					var deleted string
+					if err := s.app.DB().NewQuery("SELECT deleted FROM worlds WHERE id = {:id}").Bind(dbx.Params{"id": p.world.ID}).Row(&deleted); err == nil && deleted != "" {
 						// Deleted, but in the trash until it is purged: it still holds the ids.
 						// (Named as the archive names it: the importer may not be a member.)
 						return apierr.New(http.StatusConflict, "world_exists", "this server has the world %s (%q) in its trash: its owner can restore it from there (POST /api/v1/worlds/%s/restore, or Restore in the web app's trash), or import the archive with mode=copy to make a copy beside it",
