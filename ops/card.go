@@ -559,15 +559,15 @@ const MaxRebase = 1000
 // textChangesSince returns the changes made to the text named key after version base, one
 // list of splices per op, oldest first: those of the op log, then those of the earlier ops
 // of this request.
-func (c *opCtx) textChangesSince(base int64, key string) ([]textOp, error) {
+func (c *opCtx) textChangesSince(base int64, key string) ([]concurrentEdit, error) {
 	if base > c.version {
 		return nil, c.stale(base, "baseVersion %d is newer than the document's version %d", base, c.version)
 	}
 	if c.version-base > MaxRebase {
 		return nil, c.stale(base, "baseVersion %d is more than %d versions behind the document's version %d; re-read the document and make the edit again", base, MaxRebase, c.version)
 	}
-	var changes []textOp
-	take := func(ch *textChange, version int64) error {
+	var changes []concurrentEdit
+	take := func(ch *textChange, version int64, sameRequest bool) error {
 		if !ch.about(key) {
 			return nil
 		}
@@ -578,7 +578,8 @@ func (c *opCtx) textChangesSince(base int64, key string) ([]textOp, error) {
 		if err != nil {
 			return err
 		}
-		changes = append(changes, edit)
+		// Ties go to the smaller client id; the request's own earlier ops come first.
+		changes = append(changes, concurrentEdit{edit: edit, first: !sameRequest && c.client < ch.client})
 		return nil
 	}
 	if base < c.version {
@@ -593,7 +594,7 @@ func (c *opCtx) textChangesSince(base int64, key string) ([]textOp, error) {
 		}
 		for _, ch := range h.changes {
 			if ch.version > base {
-				if err := take(ch, ch.version); err != nil {
+				if err := take(ch, ch.version, false); err != nil {
 					return nil, err
 				}
 			}
@@ -609,7 +610,7 @@ func (c *opCtx) textChangesSince(base int64, key string) ([]textOp, error) {
 		c.out.priorRead++
 	}
 	for _, ch := range c.out.priorEdits {
-		if err := take(ch, c.version+1); err != nil {
+		if err := take(ch, c.version+1, true); err != nil {
 			return nil, err
 		}
 	}
@@ -623,6 +624,7 @@ type textChange struct {
 	splices []Splice
 	reset   bool
 	version int64
+	client  string // the client id of the batch that made it
 	edit    textOp // the splices in canonical form, made once
 }
 
@@ -694,7 +696,7 @@ func (c *opCtx) textHistory(base int64) (*textHistory, error) {
 				return nil, err
 			}
 			for _, ch := range chs {
-				ch.version = b.Version
+				ch.version, ch.client = b.Version, b.ClientID
 				h.changes = append(h.changes, ch)
 			}
 		}

@@ -177,14 +177,16 @@ func FuzzTransformSplices(f *testing.F) {
 		if errX != nil || errY != nil {
 			return
 		}
-		l2, a2, err := TransformSplices(local, applied)
-		if err != nil {
-			t.Fatalf("text %q local %v applied %v: %v", text, local, applied, err)
-		}
-		viaApplied, err1 := ApplySplices(y, l2)
-		viaLocal, err2 := ApplySplices(x, a2)
-		if err1 != nil || err2 != nil || viaApplied != viaLocal {
-			t.Fatalf("text %q local %v applied %v: %q (%v) != %q (%v)", text, local, applied, viaApplied, err1, viaLocal, err2)
+		for _, localFirst := range []bool{false, true} {
+			l2, a2, err := TransformSplices(local, applied, localFirst)
+			if err != nil {
+				t.Fatalf("text %q local %v applied %v: %v", text, local, applied, err)
+			}
+			viaApplied, err1 := ApplySplices(y, l2)
+			viaLocal, err2 := ApplySplices(x, a2)
+			if err1 != nil || err2 != nil || viaApplied != viaLocal {
+				t.Fatalf("text %q local %v applied %v local first %v: %q (%v) != %q (%v)", text, local, applied, localFirst, viaApplied, err1, viaLocal, err2)
+			}
 		}
 	})
 }

@@ -96,10 +96,13 @@ type Env struct {
 	History func(since int64) ([]Batch, error)
 }
 
-// Batch is one accepted request from the op log: its version and its ops as applied.
+// Batch is one accepted request from the op log: its version, its ops as applied and the
+// client id of the editor that sent it ("" for none), which settles ties between concurrent
+// text edits (see the package comment on concurrent text editing).
 type Batch struct {
-	Version int64             `json:"version"`
-	Ops     []json.RawMessage `json:"ops"`
+	Version  int64             `json:"version"`
+	Ops      []json.RawMessage `json:"ops"`
+	ClientID string            `json:"clientId,omitempty"`
 }
 
 // Created names an item a batch created, for the response's "created" list.
@@ -138,6 +141,9 @@ type Request struct {
 	Env     Env
 	// Internal lets the batch hold ops only the service makes (RestoreOp).
 	Internal bool
+	// ClientID is the client id of the editor sending the batch ("" for none): where its
+	// text edits and concurrent ones insert at one point, the smaller id's text comes first.
+	ClientID string
 }
 
 // docType describes one built-in document type.
@@ -154,6 +160,7 @@ type opCtx struct {
 	name    string
 	raw     json.RawMessage
 	env     Env
+	client  string // the request's ClientID
 	version int64
 	// prior holds the ops of this batch already applied, for text transforms.
 	prior []json.RawMessage
@@ -304,7 +311,7 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 				Details: map[string]any{"supported": supported, "documentType": doc.Type()},
 			}
 		}
-		c := &opCtx{index: i, name: name, raw: raw, env: req.Env, version: req.Version, prior: res.Applied, out: &res, replay: replay, changesOf: changesOf}
+		c := &opCtx{index: i, name: name, raw: raw, env: req.Env, client: req.ClientID, version: req.Version, prior: res.Applied, out: &res, replay: replay, changesOf: changesOf}
 		if replay {
 			var rec struct {
 				ID string `json:"id"`

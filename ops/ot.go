@@ -43,20 +43,30 @@ import (
 // part of a's text, insert+delete drops it. Past a's last component a retains the rest of
 // the text, and past b's last component b retains the rest.
 //
-// Transform (rebase local and applied, both made on the same text, over each other), walking
-// both: if applied's component is an insert, applied' inserts it and local' retains its
-// length; else if local's is an insert, local' inserts it and applied' retains its length
-// (so on a tie the applied text comes first, and an insert inside a range the other edit
-// deleted survives, at the point of the deletion); otherwise over the shorter of the two
+// Transform (rebase local and applied, both made on the same text, over each other, with
+// localFirst saying whose insert comes first when both insert at one point), walking both: if
+// both components are inserts, the one localFirst names goes first; else if applied's
+// component is an insert, applied' inserts it and local' retains its length; else if local's
+// is an insert, local' inserts it and applied' retains its length (so an insert inside a
+// range the other edit deleted survives, at the point of the deletion); otherwise over the
+// shorter of the two
 // lengths: retain+retain retains in both, delete+delete drops the units from both, a
 // delete against a retain is a delete in that side's result. Past its last component an
 // edit retains the rest. The cost is the sum of the two edits' lengths.
 //
+// Ties go by the writers' client ids (the clientId of the write; "" for a write that gave
+// none): the edit of the smaller id comes first (localFirst = local's id < applied's), and
+// between edits of one id (the ops of one request) the applied one. A rule both sides
+// evaluate alike for every pair keeps each writer's words together when two type at the
+// same point: ties decided by arrival order put one writer's next letters now before, now
+// after the other's, and interleaved their words.
+//
 // The server rebases an incoming edit over each text change to the same section applied
 // since its baseVersion, one op at a time, oldest first; then over the changes made by the
 // earlier ops of the same request. A client holding an in-flight edit F and pending edits P
-// (composed into one) that receives a server op S that is not its own does:
-// (F, S) = transform(F, S); (P, S) = transform(P, S); text = apply(text, S).
+// (composed into one) that receives a server op S that is not its own does, with first =
+// its id < S's id: (F, S) = transform(F, S, first); (P, S) = transform(P, S, first);
+// text = apply(text, S).
 
 // Splice is one text change, in UTF-16 code units: delete Del units at Pos, then insert Ins
 // at Pos. The splices of one op apply in order, each to the text the previous one left.
@@ -276,28 +286,30 @@ func compose(a, b textOp) (textOp, error) {
 	}
 }
 
-// transform rebases local and applied, two edits of the same text, over each other.
-func transform(local, applied textOp) (localPrime, appliedPrime textOp) {
-	return transformInto(nil, local, applied, true)
+// transform rebases local and applied, two edits of the same text, over each other; where
+// both insert at one point, local's text comes first if localFirst.
+func transform(local, applied textOp, localFirst bool) (localPrime, appliedPrime textOp) {
+	return transformInto(nil, local, applied, true, localFirst)
 }
 
 // transformInto returns local rebased over applied, built in l2's storage, and, when
 // withApplied is set, applied rebased over local.
-func transformInto(l2, local, applied textOp, withApplied bool) (localPrime, appliedPrime textOp) {
+func transformInto(l2, local, applied textOp, withApplied, localFirst bool) (localPrime, appliedPrime textOp) {
 	var a2 textOp
 	cl, ca := newCursor(local), newCursor(applied)
 	for {
 		x, aDone := ca.peek()
 		y, lDone := cl.peek()
+		lInsert := !lDone && y.kind == insertComp
 		switch {
-		case !aDone && x.kind == insertComp:
+		case !aDone && x.kind == insertComp && !(lInsert && localFirst):
 			ca.take(x.n)
 			if withApplied {
 				a2 = a2.insert(x.ins, x.n)
 			}
 			l2 = l2.retain(x.n)
 			continue
-		case !lDone && y.kind == insertComp:
+		case lInsert:
 			cl.take(y.n)
 			l2 = l2.insert(y.ins, y.n)
 			if withApplied {
@@ -340,13 +352,20 @@ func transformInto(l2, local, applied textOp, withApplied bool) (localPrime, app
 // rebase returns edit rebased over each of changes in turn, oldest first, reusing two
 // buffers: the cost is the sum of the edit's length times the changes and of the changes'
 // lengths, and what it allocates is the edit's length.
-func rebase(edit textOp, changes []textOp) textOp {
+func rebase(edit textOp, changes []concurrentEdit) textOp {
 	var spare textOp
 	for _, ch := range changes {
-		next, _ := transformInto(spare[:0], edit, ch, false)
+		next, _ := transformInto(spare[:0], edit, ch.edit, false, ch.first)
 		spare, edit = edit, next
 	}
 	return edit
+}
+
+// concurrentEdit is a change made to a text since the version an edit was made on: first
+// says the edit's inserts go before the change's where both insert at one point.
+type concurrentEdit struct {
+	edit  textOp
+	first bool
 }
 
 // fromSplices returns the canonical form of splices. When base is not nil it is the text the
@@ -465,11 +484,12 @@ func applyOp(text string, op textOp) (string, error) {
 // TransformSplices rebases two edits made on the same text over each other. local is an edit
 // the server has not applied yet, applied one it has. It returns local', to apply after
 // applied, and applied', to apply after local, both as ascending splices; both orders give
-// the same text. When both insert at the same position the applied text comes first.
-// Inserts inside a range the other edit deleted survive, at the start of that range. The
-// package comment on concurrent text editing gives the algorithm. An error means a splice
-// cuts a surrogate pair of text inserted by an earlier splice of the same edit.
-func TransformSplices(local, applied []Splice) (localPrime, appliedPrime []Splice, err error) {
+// the same text. When both insert at the same position local's text comes first if
+// localFirst, else applied's (see the package comment for whose it is). Inserts inside a
+// range the other edit deleted survive, at the start of that range. The package comment on
+// concurrent text editing gives the algorithm. An error means a splice cuts a surrogate pair
+// of text inserted by an earlier splice of the same edit.
+func TransformSplices(local, applied []Splice, localFirst bool) (localPrime, appliedPrime []Splice, err error) {
 	l, err := fromSplices(local, nil)
 	if err != nil {
 		return nil, nil, err
@@ -478,7 +498,7 @@ func TransformSplices(local, applied []Splice) (localPrime, appliedPrime []Splic
 	if err != nil {
 		return nil, nil, err
 	}
-	l2, a2 := transform(l, a)
+	l2, a2 := transform(l, a, localFirst)
 	return l2.splices(), a2.splices(), nil
 }
 

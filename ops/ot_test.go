@@ -57,19 +57,23 @@ func TestTransformSplices(t *testing.T) {
 		text                string
 		local, applied      []Splice
 		wantLocal, wantText string
+		localFirst          bool
 	}{
-		{"both insert at the same place: applied first", "ab", []Splice{{1, 0, "L"}}, []Splice{{1, 0, "S"}}, `[{"pos":2,"del":0,"ins":"L"}]`, "aSLb"},
-		{"insert before insert", "ab", []Splice{{0, 0, "L"}}, []Splice{{1, 0, "S"}}, `[{"pos":0,"del":0,"ins":"L"}]`, "LaSb"},
-		{"insert inside a deleted range survives", "abcdef", []Splice{{3, 0, "L"}}, []Splice{{1, 4, ""}}, `[{"pos":1,"del":0,"ins":"L"}]`, "aLf"},
-		{"delete around an insert keeps it", "abcdef", []Splice{{1, 4, ""}}, []Splice{{3, 0, "S"}}, `[{"pos":1,"del":2,"ins":""},{"pos":2,"del":2,"ins":""}]`, "aSf"},
-		{"overlapping deletes", "abcdef", []Splice{{1, 3, ""}}, []Splice{{2, 3, ""}}, `[{"pos":1,"del":1,"ins":""}]`, "af"},
-		{"same delete twice", "abc", []Splice{{1, 1, ""}}, []Splice{{1, 1, ""}}, `[]`, "ac"},
-		{"replacement over whole-body replacement", "abc", []Splice{{1, 1, "X"}}, []Splice{{0, 3, "new"}}, `[{"pos":3,"del":0,"ins":"X"}]`, "newX"},
-		{"astral text shifts by two", "ab", []Splice{{2, 0, "L"}}, []Splice{{0, 0, "😀"}}, `[{"pos":4,"del":0,"ins":"L"}]`, "😀abL"},
+		{"both insert at the same place: applied first", "ab", []Splice{{1, 0, "L"}}, []Splice{{1, 0, "S"}}, `[{"pos":2,"del":0,"ins":"L"}]`, "aSLb", false},
+		{"both insert at the same place: local first", "ab", []Splice{{1, 0, "L"}}, []Splice{{1, 0, "S"}}, `[{"pos":1,"del":0,"ins":"L"}]`, "aLSb", true},
+		{"local first, inserts elsewhere unchanged", "abc", []Splice{{1, 0, "L"}}, []Splice{{2, 0, "S"}}, `[{"pos":1,"del":0,"ins":"L"}]`, "aLbSc", true},
+		{"local first, an insert in a deleted range survives", "abcdef", []Splice{{3, 0, "L"}}, []Splice{{1, 4, ""}}, `[{"pos":1,"del":0,"ins":"L"}]`, "aLf", true},
+		{"insert before insert", "ab", []Splice{{0, 0, "L"}}, []Splice{{1, 0, "S"}}, `[{"pos":0,"del":0,"ins":"L"}]`, "LaSb", false},
+		{"insert inside a deleted range survives", "abcdef", []Splice{{3, 0, "L"}}, []Splice{{1, 4, ""}}, `[{"pos":1,"del":0,"ins":"L"}]`, "aLf", false},
+		{"delete around an insert keeps it", "abcdef", []Splice{{1, 4, ""}}, []Splice{{3, 0, "S"}}, `[{"pos":1,"del":2,"ins":""},{"pos":2,"del":2,"ins":""}]`, "aSf", false},
+		{"overlapping deletes", "abcdef", []Splice{{1, 3, ""}}, []Splice{{2, 3, ""}}, `[{"pos":1,"del":1,"ins":""}]`, "af", false},
+		{"same delete twice", "abc", []Splice{{1, 1, ""}}, []Splice{{1, 1, ""}}, `[]`, "ac", false},
+		{"replacement over whole-body replacement", "abc", []Splice{{1, 1, "X"}}, []Splice{{0, 3, "new"}}, `[{"pos":3,"del":0,"ins":"X"}]`, "newX", false},
+		{"astral text shifts by two", "ab", []Splice{{2, 0, "L"}}, []Splice{{0, 0, "😀"}}, `[{"pos":4,"del":0,"ins":"L"}]`, "😀abL", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			l2, a2, err := TransformSplices(tc.local, tc.applied)
+			l2, a2, err := TransformSplices(tc.local, tc.applied, tc.localFirst)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,9 +89,9 @@ func TestTransformSplices(t *testing.T) {
 	}
 }
 
-func mustTransform(t *testing.T, local, applied []Splice) ([]Splice, []Splice) {
+func mustTransform(t *testing.T, local, applied []Splice, localFirst bool) ([]Splice, []Splice) {
 	t.Helper()
-	l, a, err := TransformSplices(local, applied)
+	l, a, err := TransformSplices(local, applied, localFirst)
 	if err != nil {
 		t.Fatalf("TransformSplices(%v, %v): %v", local, applied, err)
 	}
@@ -111,7 +115,7 @@ func TestTransformConverges(t *testing.T) {
 		text := g.text(r.IntN(12))
 		local := g.edit(text, 1+r.IntN(3))
 		applied := g.edit(text, 1+r.IntN(3))
-		l2, a2 := mustTransform(t, local, applied)
+		l2, a2 := mustTransform(t, local, applied, seed%2 == 1)
 		x := mustSplice(t, mustSplice(t, text, applied), l2)
 		y := mustSplice(t, mustSplice(t, text, local), a2)
 		if x != y {
@@ -224,6 +228,7 @@ func deletedMarkers(text string, splices []Splice) []rune {
 // the edits made since, rebased over the server's ops as they arrive.
 type otClient struct {
 	id       int
+	name     string // its client id
 	text     string
 	version  int64
 	inflight []Splice // nil when nothing is in flight
@@ -266,10 +271,11 @@ func (c *otClient) receive(t *testing.T, m otMessage) {
 		if len(s) == 0 {
 			continue
 		}
+		first := c.name < m.batch.ClientID
 		if c.inflight != nil {
-			c.inflight, s = mustTransform(t, c.inflight, s)
+			c.inflight, s = mustTransform(t, c.inflight, s, first)
 		}
-		c.pending, s = mustTransform(t, c.pending, s)
+		c.pending, s = mustTransform(t, c.pending, s, first)
 		c.text = mustSplice(t, c.text, s)
 	}
 }
@@ -284,12 +290,18 @@ type otServer struct {
 
 func (s *otServer) apply(t *testing.T, ops ...string) Batch {
 	t.Helper()
+	return s.applyAs(t, "", ops...)
+}
+
+// applyAs applies a request sent by the client with id client.
+func (s *otServer) applyAs(t *testing.T, client string, ops ...string) Batch {
+	t.Helper()
 	raws := make([]json.RawMessage, len(ops))
 	for i, op := range ops {
 		raws[i] = json.RawMessage(op)
 	}
 	ids := 0
-	res, err := Apply(s.doc, Request{Version: s.version, Ops: raws, Env: Env{
+	res, err := Apply(s.doc, Request{Version: s.version, Ops: raws, ClientID: client, Env: Env{
 		NewID: func(string) string { ids++; return fmt.Sprint(ids) },
 		History: func(since int64) ([]Batch, error) {
 			return s.log[since:], nil
@@ -299,7 +311,7 @@ func (s *otServer) apply(t *testing.T, ops ...string) Batch {
 		t.Fatalf("server rejected %v at version %d: %v", ops, s.version, err)
 	}
 	s.doc, s.version = res.Doc, s.version+1
-	b := Batch{Version: s.version, Ops: res.Applied}
+	b := Batch{Version: s.version, Ops: res.Applied, ClientID: client}
 	s.log = append(s.log, b)
 	s.bodies = append(s.bodies, s.body())
 	return b
@@ -360,7 +372,7 @@ func runScenario(t *testing.T, seed uint64) {
 	s.apply(t, fmt.Sprintf(`{"op":"card.addSection","title":"Notes","body":%q}`, initial))
 	clients := make([]*otClient, 3+r.IntN(3))
 	for i := range clients {
-		clients[i] = &otClient{id: i, text: initial, version: s.version}
+		clients[i] = &otClient{id: i, name: fmt.Sprintf("tab-%d", i), text: initial, version: s.version}
 	}
 	broadcast := func(from int, b Batch) {
 		for _, c := range clients {
@@ -386,7 +398,7 @@ func runScenario(t *testing.T, seed uint64) {
 				ready = append(ready, func() {
 					e := c.outbox[0]
 					c.outbox = c.outbox[1:]
-					b := s.apply(t, editOp(e.base, e.splices))
+					b := s.applyAs(t, c.name, editOp(e.base, e.splices))
 					broadcast(c.id, b)
 				})
 			}
@@ -452,6 +464,98 @@ func runScenario(t *testing.T, seed uint64) {
 			t.Fatalf("seed %d: marker %U appears %d times in %q, want once", seed, m, seen[m], want)
 		}
 	}
+}
+
+// TestTypingAtOnePointKeepsWordsWhole: two people type a word each, letter by letter, at the
+// same point of a section, their edits crossing in every order: each word ends up in one
+// piece. (Ties settled by arrival order put one writer's next letters now before, now after
+// the other's: "[a {blp" for "[alp" and " {b".)
+func TestTypingAtOnePointKeepsWordsWhole(t *testing.T) {
+	words := []string{"[alpha one]", " {beta two}"}
+	for seed := range uint64(500) {
+		r := rand.New(rand.NewPCG(seed, 9))
+		s := &otServer{doc: Empty("card"), bodies: []string{""}}
+		s.apply(t, `{"op":"card.addSection","title":"Notes","body":"Hello."}`)
+		type typist struct {
+			*otClient
+			word   string
+			cursor int // in UTF-16 units (the words are ASCII)
+		}
+		names := []string{"tab-b", "tab-a"} // the first writer has the greater id in half the runs
+		if seed%2 == 0 {
+			names[0], names[1] = names[1], names[0]
+		}
+		var ts []*typist
+		for i, w := range words {
+			ts = append(ts, &typist{otClient: &otClient{id: i, name: names[i], text: "Hello.", version: s.version}, word: w, cursor: 6})
+		}
+		for {
+			var ready []func()
+			for _, c := range ts {
+				if len(c.word) > 0 {
+					ready = append(ready, func() {
+						sp := Splice{Pos: c.cursor, Ins: c.word[:1]}
+						c.word = c.word[1:]
+						c.text = mustSplice(t, c.text, []Splice{sp})
+						c.cursor++
+						c.pending = append(c.pending, sp)
+						c.send()
+					})
+				}
+				if len(c.outbox) > 0 {
+					ready = append(ready, func() {
+						e := c.outbox[0]
+						c.outbox = c.outbox[1:]
+						b := s.applyAs(t, c.name, editOp(e.base, e.splices))
+						for _, o := range ts {
+							o.inbox = append(o.inbox, otMessage{c.id, b})
+						}
+					})
+				}
+				if len(c.inbox) > 0 {
+					ready = append(ready, func() {
+						m := c.inbox[0]
+						c.inbox = c.inbox[1:]
+						before := c.text
+						c.receive(t, m)
+						if m.from != c.id {
+							// The editor keeps its cursor before text inserted right at it.
+							c.cursor = mapCursor(before, c.text, c.cursor)
+						}
+					})
+				}
+			}
+			if len(ready) == 0 {
+				break
+			}
+			ready[r.IntN(len(ready))]()
+		}
+		got := s.body()
+		for _, c := range ts {
+			if c.text != got {
+				t.Fatalf("seed %d: %q and the server's %q", seed, c.text, got)
+			}
+		}
+		for _, w := range words {
+			if !strings.Contains(got, w) {
+				t.Fatalf("seed %d: %q does not hold %q in one piece", seed, got, w)
+			}
+		}
+	}
+}
+
+// mapCursor moves a cursor at pos of before to after, where after is before with one run of
+// text inserted (a remote edit of these typists inserts one run): a cursor right at the
+// insertion point stays before the new text.
+func mapCursor(before, after string, pos int) int {
+	i := 0
+	for i < len(before) && i < len(after) && before[i] == after[i] {
+		i++
+	}
+	if pos <= i {
+		return pos
+	}
+	return pos + len(after) - len(before)
 }
 
 // naiveApply applies splices one at a time, the obvious quadratic way: the oracle for

@@ -36,10 +36,12 @@ type canonicalVector struct {
 }
 
 type transformVector struct {
-	Name         string   `json:"name"`
-	Text         string   `json:"text"`
-	Local        []Splice `json:"local"`
-	Applied      []Splice `json:"applied"`
+	Name    string   `json:"name"`
+	Text    string   `json:"text"`
+	Local   []Splice `json:"local"`
+	Applied []Splice `json:"applied"`
+	// LocalFirst: where both insert at one point, local's text comes first.
+	LocalFirst   bool     `json:"localFirst,omitempty"`
 	LocalPrime   []Splice `json:"localPrime"`
 	AppliedPrime []Splice `json:"appliedPrime"`
 	Result       string   `json:"result"`
@@ -60,6 +62,8 @@ func vectorInputs() ([]canonicalVector, []transformVector) {
 	}
 	tr := []transformVector{
 		{Name: "both insert at the same place: applied first", Text: "ab", Local: []Splice{{1, 0, "L"}}, Applied: []Splice{{1, 0, "S"}}},
+		{Name: "both insert at the same place: local first", Text: "ab", Local: []Splice{{1, 0, "L"}}, Applied: []Splice{{1, 0, "S"}}, LocalFirst: true},
+		{Name: "local first, replacements at one point", Text: "abcd", Local: []Splice{{1, 2, "LL"}}, Applied: []Splice{{1, 1, "S"}}, LocalFirst: true},
 		{Name: "insert before insert", Text: "ab", Local: []Splice{{0, 0, "L"}}, Applied: []Splice{{1, 0, "S"}}},
 		{Name: "insert inside a deleted range survives", Text: "abcdef", Local: []Splice{{3, 0, "L"}}, Applied: []Splice{{1, 4, ""}}},
 		{Name: "delete around an insert keeps it", Text: "abcdef", Local: []Splice{{1, 4, ""}}, Applied: []Splice{{3, 0, "S"}}},
@@ -77,9 +81,9 @@ func vectorInputs() ([]canonicalVector, []transformVector) {
 		text := g.text(r.IntN(16))
 		c = append(c, canonicalVector{Name: "random", Text: text, Splices: g.edit(text, 1+r.IntN(6))})
 	}
-	for range 120 {
+	for i := range 120 {
 		text := g.text(r.IntN(16))
-		tr = append(tr, transformVector{Name: "random", Text: text, Local: g.edit(text, 1+r.IntN(4)), Applied: g.edit(text, 1+r.IntN(4))})
+		tr = append(tr, transformVector{Name: "random", Text: text, Local: g.edit(text, 1+r.IntN(4)), Applied: g.edit(text, 1+r.IntN(4)), LocalFirst: i%2 == 1})
 	}
 	return c, tr
 }
@@ -98,7 +102,7 @@ func computeVectors(t *testing.T) otVectors {
 	}
 	for i := range tr {
 		v := &tr[i]
-		v.LocalPrime, v.AppliedPrime = mustTransform(t, v.Local, v.Applied)
+		v.LocalPrime, v.AppliedPrime = mustTransform(t, v.Local, v.Applied, v.LocalFirst)
 		v.Result = mustSplice(t, mustSplice(t, v.Text, v.Applied), v.LocalPrime)
 		if other := mustSplice(t, mustSplice(t, v.Text, v.Local), v.AppliedPrime); other != v.Result {
 			t.Fatalf("%s: the two orders give %q and %q", v.Name, v.Result, other)

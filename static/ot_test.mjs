@@ -59,18 +59,19 @@ for (const [i, v] of vectors.canonical.entries()) {
 }
 for (const [i, v] of vectors.transform.entries()) {
   check(`transform ${i} (${v.name})`, () => {
-    const [l2, a2] = OT.transformSplices(v.local, v.applied);
+    const [l2, a2] = OT.transformSplices(v.local, v.applied, !!v.localFirst);
     assert.deepEqual(l2, v.localPrime, "localPrime");
     assert.deepEqual(a2, v.appliedPrime, "appliedPrime");
     assert.equal(spliceNaive(spliceNaive(v.text, v.applied), l2), v.result, "applied then localPrime");
     assert.equal(spliceNaive(spliceNaive(v.text, v.local), a2), v.result, "local then appliedPrime");
-    const [lo, ao] = OT.transform(OT.fromSplices(v.local), OT.fromSplices(v.applied));
+    const [lo, ao] = OT.transform(OT.fromSplices(v.local), OT.fromSplices(v.applied), !!v.localFirst);
     assertCanonical(lo);
     assertCanonical(ao);
     assert.equal(OT.apply(OT.apply(v.text, OT.fromSplices(v.applied)), lo), v.result);
   });
 }
-check("the vectors are there", () => assert.ok(vectors.canonical.length >= 60 && vectors.transform.length >= 120));
+check("the vectors are there", () => assert.ok(vectors.canonical.length >= 60 && vectors.transform.length >= 120 &&
+  vectors.transform.filter((v) => v.localFirst).length >= 60));
 
 // Errors.
 check("fromSplices rejects cutting an inserted surrogate pair", () => {
@@ -145,7 +146,7 @@ for (let seed = 1; seed <= RANDOM; seed++) {
     assert.equal(spliceNaive(text, OT.toSplices(l)), spliceNaive(text, local), `toSplices: ${ctx()}`);
 
     // Both orders of transform converge, and no surviving insert is lost.
-    const [l2, a2] = OT.transform(l, a);
+    const [l2, a2] = OT.transform(l, a, seed % 2 === 1);
     assertCanonical(l2);
     assertCanonical(a2);
     const x = OT.apply(OT.apply(text, a), l2), y = OT.apply(OT.apply(text, l), a2);

@@ -128,7 +128,7 @@ func (s *Store) applyLocked(req WriteRequest, chain []string) (WriteResult, Chan
 	}
 	// Links written by name become links by id where exactly one document has the name.
 	batch := ops.ResolveLinkNames(req.Ops, s.resolveName(d.WorldID, chain))
-	res, err := ops.Apply(doc, ops.Request{Version: row.Version, Ops: batch, Env: s.opsEnv(d, req.EraID, chain, row.Version), Internal: req.restore})
+	res, err := ops.Apply(doc, ops.Request{Version: row.Version, Ops: batch, Env: s.opsEnv(d, req.EraID, chain, row.Version), Internal: req.restore, ClientID: req.Client.ID})
 	if err != nil {
 		return WriteResult{}, Change{}, err
 	}
@@ -279,7 +279,7 @@ func (s *Store) opsEnv(d Document, eraID string, chain []string, version int64) 
 			}
 			var out []ops.Batch
 			err = s.scanOpLog(d, chain, since, version, func(e LogEntry) error {
-				out = append(out, ops.Batch{Version: e.Version, Ops: e.Ops})
+				out = append(out, ops.Batch{Version: e.Version, Ops: e.Ops, ClientID: e.Client.ID})
 				return nil
 			})
 			return out, err

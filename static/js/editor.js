@@ -613,14 +613,16 @@
   }
 
   // remoteText applies a change someone else made to the section's body, given in the
-  // coordinates of the body at the version before it.
-  function remoteText(sec, change, v) {
+  // coordinates of the body at the version before it. first says this editor's inserts go
+  // before the change's where both insert at one point (its client id is the smaller), as
+  // the server decides.
+  function remoteText(sec, change, v, first) {
     sec.base = OT.apply(sec.base, change);
     sec.recent.push({ version: v, op: change });
     if (sec.recent.length > 50) sec.recentFrom = sec.recent.shift().version;
     var s = change, r;
-    if (sec.inflight) { r = OT.transform(sec.inflight, s); sec.inflight = r[0]; s = r[1]; }
-    if (sec.pending) { r = OT.transform(sec.pending, s); sec.pending = r[0]; s = r[1]; }
+    if (sec.inflight) { r = OT.transform(sec.inflight, s, first); sec.inflight = r[0]; s = r[1]; }
+    if (sec.pending) { r = OT.transform(sec.pending, s, first); sec.pending = r[0]; s = r[1]; }
     if (s.length) {
       // Text someone else inserts right at this editor's cursor goes after it, so each
       // writer's words stay together when two type at the same place.
@@ -649,8 +651,9 @@
   }
 
   // applyOp applies one op as applied (from the stream) to the model and the page. own is
-  // true for this editor's own writes, whose text edits are already in the editor.
-  function applyOp(op, own, v) {
+  // true for this editor's own writes, whose text edits are already in the editor; first
+  // for a write by a client whose id is greater than this editor's (see remoteText).
+  function applyOp(op, own, v, first) {
     var i, sec;
     switch (op.op) {
       case "card.rename":
@@ -717,12 +720,12 @@
         }
         if (!own || typeof op.body === "string") {
           var change = sectionChange(op);
-          if (change) remoteText(sec, change, v);
+          if (change) remoteText(sec, change, v, first);
         }
         break;
       case "card.editSectionText":
         sec = sections[op.id];
-        if (sec && !own) remoteText(sec, sectionChange(op), v);
+        if (sec && !own) remoteText(sec, sectionChange(op), v, first);
         break;
       case "card.setSectionSecret":
         i = indexOf(op.id);
@@ -734,7 +737,7 @@
 
   function handleOps(ev) {
     if (ev.version <= version) return; // already applied
-    var mine = ev.clientId === clientId;
+    var mine = ev.clientId === clientId, first = clientId < (ev.clientId || "");
     var acked = null;
     if (mine) {
       Object.keys(sections).forEach(function (id) {
@@ -745,7 +748,7 @@
     // the in-flight edit into the section's base text.
     (ev.ops || []).forEach(function (op) {
       if (mine && op.op === "card.editSectionText") return;
-      applyOp(op, mine, ev.version);
+      applyOp(op, mine, ev.version, first);
     });
     if (acked) {
       acked.base = OT.apply(acked.base, acked.inflight);
@@ -806,7 +809,7 @@
         sec.inflightSeq = 0;
       }
       // What changed on the server since, as one change: rebased over what is unsent.
-      remoteText(sec, textChange(sec.base, s.body), snap.version);
+      remoteText(sec, textChange(sec.base, s.body), snap.version, false);
       sec.recent = [];
       sec.recentFrom = snap.version;
       sec.title = s.title;
@@ -850,7 +853,7 @@
               corrections++;
               root.dataset.corrections = String(corrections);
               console.warn("loreweave editor: section " + s.id + " differed from the server's copy at version " + version + "; took the server's");
-              remoteText(sec, textChange(sec.base, s.body), version);
+              remoteText(sec, textChange(sec.base, s.body), version, false);
             }
           });
         })

@@ -108,16 +108,17 @@
     }
   }
 
-  // transform(local, applied) rebases two ops made on the same text over each other and
-  // returns [localPrime, appliedPrime]: localPrime applies after applied, appliedPrime after
-  // local, and both orders give the same text. When both insert at the same position the
-  // applied text comes first; an insert inside a range the other op deleted survives, at the
-  // point of the deletion. Go's transform/transformInto.
-  function transform(local, applied) {
+  // transform(local, applied, localFirst) rebases two ops made on the same text over each
+  // other and returns [localPrime, appliedPrime]: localPrime applies after applied,
+  // appliedPrime after local, and both orders give the same text. When both insert at the
+  // same position local's text comes first if localFirst, else applied's (the server and
+  // every editor give ties to the smaller client id: ops/ot.go); an insert inside a range the
+  // other op deleted survives, at the point of the deletion. Go's transform/transformInto.
+  function transform(local, applied, localFirst) {
     var l2 = [], a2 = [], cl = new Cursor(local), ca = new Cursor(applied);
     for (;;) {
       var x = ca.peek(), y = cl.peek();
-      if (x !== null && isInsert(x)) { ca.take(x.length); insert(a2, x); retain(l2, x.length); continue; }
+      if (x !== null && isInsert(x) && !(localFirst && y !== null && isInsert(y))) { ca.take(x.length); insert(a2, x); retain(l2, x.length); continue; }
       if (y !== null && isInsert(y)) { cl.take(y.length); insert(l2, y); retain(a2, y.length); continue; }
       if (x === null && y === null) return [trim(l2), trim(a2)];
       // Past its last component an op retains the rest of the text.
@@ -178,10 +179,10 @@
     return out;
   }
 
-  // transformSplices(local, applied) is Go's TransformSplices: transform on splices, returning
-  // [localPrimeSplices, appliedPrimeSplices], both ascending.
-  function transformSplices(local, applied) {
-    var t = transform(fromSplices(local), fromSplices(applied));
+  // transformSplices(local, applied, localFirst) is Go's TransformSplices: transform on
+  // splices, returning [localPrimeSplices, appliedPrimeSplices], both ascending.
+  function transformSplices(local, applied, localFirst) {
+    var t = transform(fromSplices(local), fromSplices(applied), localFirst);
     return [toSplices(t[0]), toSplices(t[1])];
   }
 

@@ -214,8 +214,9 @@
   }
 
   // applyModel applies one op, as the server applied it, to the model. A text op someone
-  // else made also goes into its editor; this editor's own is in it already.
-  function applyModel(op, mine) {
+  // else made also goes into its editor; this editor's own is in it already. first: the op's
+  // writer has a greater client id than this editor (see remoteText).
+  function applyModel(op, mine, first) {
     var d = opIndex[op.op];
     if (!d) return;
     var f = d.field, list, i;
@@ -259,7 +260,7 @@
         var before = (prop.indexOf(".") < 0 ? holder[prop] : getAt(holder, prop)) || "";
         var after = OT.apply(before, change);
         if (prop.indexOf(".") < 0) holder[prop] = after; else setAt(holder, prop, after);
-        if (!mine && texts[key]) remoteText(texts[key], change);
+        if (!mine && texts[key]) remoteText(texts[key], change, first);
         break;
     }
   }
@@ -338,12 +339,13 @@
   }
 
   // remoteText applies someone else's change to a text, given on the text as the server had
-  // it before the change.
-  function remoteText(t, change) {
+  // it before the change. first says this editor's inserts go before the change's where both
+  // insert at one point (its client id is the smaller), as the server decides.
+  function remoteText(t, change, first) {
     t.base = OT.apply(t.base, change);
     var s = change, r;
-    if (t.inflight) { r = OT.transform(t.inflight, s); t.inflight = r[0]; s = r[1]; }
-    if (t.pending) { r = OT.transform(t.pending, s); t.pending = r[0]; s = r[1]; }
+    if (t.inflight) { r = OT.transform(t.inflight, s, first); t.inflight = r[0]; s = r[1]; }
+    if (t.pending) { r = OT.transform(t.pending, s, first); t.pending = r[0]; s = r[1]; }
     if (s.length) {
       var view = t.view, cs = CM.ChangeSet.of(OT.toChangeSpec(s), view.state.doc.length);
       view.dispatch({ changes: cs, selection: view.state.selection.map(cs, -1),
@@ -357,7 +359,7 @@
     value = value || "";
     if (t.base === value) return;
     var change = OT.fromChangeSet(CM.ChangeSet.of(window.LoreCM.changes(t.base, value), t.base.length));
-    remoteText(t, change);
+    remoteText(t, change, false);
   }
 
   // ---- controls -------------------------------------------------------------------------------
@@ -641,13 +643,13 @@
     if (typeof ev.version !== "number" || ev.version <= version) return; // applied already
     var restored = (ev.ops || []).filter(function (o) { return o.op === "document.restore"; })[0];
     if (restored) { resync({ version: ev.version, data: restored.data || {} }); return; }
-    var mine = ev.clientId === clientId, acked = null;
+    var mine = ev.clientId === clientId, first = clientId < (ev.clientId || ""), acked = null;
     if (mine) {
       Object.keys(texts).forEach(function (k) {
         if (texts[k].inflight && texts[k].inflightSeq === ev.clientSeq) acked = texts[k];
       });
     }
-    (ev.ops || []).forEach(function (op) { applyModel(op, mine); });
+    (ev.ops || []).forEach(function (op) { applyModel(op, mine, first); });
     if (acked) {
       acked.base = OT.apply(acked.base, acked.inflight);
       acked.inflight = null;
