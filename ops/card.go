@@ -36,6 +36,11 @@ type Section struct {
 	Secret bool `json:"secret,omitempty"`
 }
 
+// MaxSectionBody is how many characters a card section's text may hold: with maxSections it
+// keeps a card's text to a few megabytes at worst. The browser editor refuses a change past
+// it before sending it.
+const MaxSectionBody = 50000
+
 const (
 	maxAliases    = 50
 	maxProperties = 200
@@ -43,9 +48,6 @@ const (
 	maxValue      = 5000
 	maxSections   = 100
 	maxTitle      = 500
-	// maxBody is a section body's limit in characters: with maxSections it keeps a card's
-	// text to a few megabytes at worst.
-	maxBody = 50000
 	// maxSplices bounds one card.editSectionText.
 	maxSplices = 1000
 	// maxRequestSplices bounds the splices of one request, all ops together: a splice that
@@ -323,7 +325,7 @@ func cardAddSection(c *opCtx, doc Document) (any, error) {
 	}
 	sec := Section{Title: *p.Title}
 	if p.Body != nil {
-		if err := text("body", *p.Body, 0, maxBody); err != nil {
+		if err := text("body", *p.Body, 0, MaxSectionBody); err != nil {
 			return nil, err
 		}
 		sec.Body = *p.Body
@@ -391,7 +393,7 @@ func cardUpdateSection(c *opCtx, doc Document) (any, error) {
 		sec.Title, out.Title = *p.Title, p.Title
 	}
 	if p.Body != nil {
-		if err := text("body", *p.Body, 0, maxBody); err != nil {
+		if err := text("body", *p.Body, 0, MaxSectionBody); err != nil {
 			return nil, err
 		}
 		prev := utf16Len(sec.Body)
@@ -442,7 +444,7 @@ func cardEditSectionText(c *opCtx, doc Document) (any, error) {
 		return nil, err
 	}
 	id := card.Sections[i].ID
-	body, edit, err := c.editText(id, card.Sections[i].Body, p.BaseVersion, p.Splices, maxBody)
+	body, edit, err := c.editText(id, card.Sections[i].Body, p.BaseVersion, p.Splices, MaxSectionBody)
 	if err != nil {
 		return nil, err
 	}

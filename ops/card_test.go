@@ -96,7 +96,7 @@ func TestCardOps(t *testing.T) {
 		{name: "addSection without title", ops: []string{`{"op":"card.addSection","body":"b"}`}, code: CodeInvalidField, field: "title"},
 		{name: "addSection empty title", ops: []string{`{"op":"card.addSection","title":""}`}, code: CodeInvalidField, field: "title"},
 		{name: "addSection title too long", ops: []string{`{"op":"card.addSection","title":"` + strings.Repeat("t", maxTitle+1) + `"}`}, code: CodeInvalidField, field: "title"},
-		{name: "addSection body too long", ops: []string{`{"op":"card.addSection","title":"t","body":"` + strings.Repeat("b", maxBody+1) + `"}`}, code: CodeInvalidField, field: "body"},
+		{name: "addSection body too long", ops: []string{`{"op":"card.addSection","title":"t","body":"` + strings.Repeat("b", MaxSectionBody+1) + `"}`}, code: CodeInvalidField, field: "body"},
 		{name: "addSection index past the end", data: adaCard, ops: []string{`{"op":"card.addSection","title":"t","index":3}`}, code: CodeInvalidField, field: "index"},
 		{name: "addSection negative index", data: adaCard, ops: []string{`{"op":"card.addSection","title":"t","index":-1}`}, code: CodeInvalidField, field: "index"},
 		{name: "addSection fractional index", data: adaCard, ops: []string{`{"op":"card.addSection","title":"t","index":0.5}`}, code: CodeInvalidField, field: "index"},
@@ -114,7 +114,7 @@ func TestCardOps(t *testing.T) {
 		{name: "updateSection unknown id", data: adaCard, ops: []string{`{"op":"card.updateSection","id":"sec-z","title":"x"}`}, code: CodeNotFoundInDocument, field: "id"},
 		{name: "updateSection sets nothing", data: adaCard, ops: []string{`{"op":"card.updateSection","id":"sec-a"}`}, code: CodeInvalidField, field: "op"},
 		{name: "updateSection empty title", data: adaCard, ops: []string{`{"op":"card.updateSection","id":"sec-a","title":""}`}, code: CodeInvalidField, field: "title"},
-		{name: "updateSection body too long", data: adaCard, ops: []string{`{"op":"card.updateSection","id":"sec-a","body":"` + strings.Repeat("b", maxBody+1) + `"}`}, code: CodeInvalidField, field: "body"},
+		{name: "updateSection body too long", data: adaCard, ops: []string{`{"op":"card.updateSection","id":"sec-a","body":"` + strings.Repeat("b", MaxSectionBody+1) + `"}`}, code: CodeInvalidField, field: "body"},
 
 		{name: "moveSection to the front", data: adaCard, ops: []string{`{"op":"card.moveSection","id":"sec-b","index":0}`},
 			want:    `{"name":"","aliases":["Ada"],"properties":[{"key":"Born","value":"1815"},{"key":"Died","value":"1852"}],"sections":[{"id":"sec-b","title":"Work","body":"Notes 😀."},{"id":"sec-a","title":"Life","body":"Born in London."}]}`,
@@ -210,8 +210,8 @@ func TestEditSectionText(t *testing.T) {
 		{name: "negative pos", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":-1}]`)}, code: CodeInvalidField, field: "splices[0].pos"},
 		{name: "huge pos", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":1e15}]`)}, code: CodeInvalidField, field: "splices[0].pos"},
 		{name: "fractional del", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"del":0.5}]`)}, code: CodeInvalidField, field: "splices[0].del"},
-		{name: "ins too long", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"ins":"`+strings.Repeat("i", maxBody+1)+`"}]`)}, code: CodeInvalidField, field: "splices[0].ins"},
-		{name: "body too long", data: adaWith(strings.Repeat("b", maxBody)), version: 5, ops: []string{edit(5, `[{"pos":0,"ins":"x"}]`)}, code: CodeInvalidField, field: "splices"},
+		{name: "ins too long", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"ins":"`+strings.Repeat("i", MaxSectionBody+1)+`"}]`)}, code: CodeInvalidField, field: "splices[0].ins"},
+		{name: "body too long", data: adaWith(strings.Repeat("b", MaxSectionBody)), version: 5, ops: []string{edit(5, `[{"pos":0,"ins":"x"}]`)}, code: CodeInvalidField, field: "splices"},
 		{name: "too many splices in one request", data: adaCard, version: 5, ops: func() []string {
 			var ops []string
 			for range maxRequestSplices / maxSplices {

@@ -77,14 +77,14 @@ func Catalog() []OpSpec {
 		}},
 		{Name: "card.addSection", DocumentType: "card", Summary: "Adds a titled text section with a new sec- id.", Params: []ParamSpec{
 			param("title", "string", true, fmt.Sprintf("1 to %d characters.", maxTitle)),
-			param("body", "string", false, fmt.Sprintf("At most %d characters.", maxBody)),
+			param("body", "string", false, fmt.Sprintf("At most %d characters.", MaxSectionBody)),
 			param("index", "integer", false, "Position of the new section, 0 first; default last."),
 			param("secret", "boolean", false, "True makes the section secret: seen by the world's owners, admins and editors only; default false."),
 		}},
 		{Name: "card.updateSection", DocumentType: "card", Summary: "Sets a section's title, body or both; a new body replaces the whole text.", Params: []ParamSpec{
 			idOf("section"),
 			param("title", "string", false, fmt.Sprintf("1 to %d characters.", maxTitle)),
-			param("body", "string", false, fmt.Sprintf("At most %d characters.", maxBody)),
+			param("body", "string", false, fmt.Sprintf("At most %d characters.", MaxSectionBody)),
 		}},
 		{Name: "card.editSectionText", DocumentType: "card", Summary: "Edits a section's body with splices, rebased over concurrent edits since baseVersion.", Params: []ParamSpec{
 			idOf("section"),

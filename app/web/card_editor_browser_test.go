@@ -15,10 +15,13 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/loreweave/loreweave/app/apptest"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // cardData reads a card's content through the API.
@@ -588,5 +591,38 @@ func TestBrowserCardEditorRefusedAlias(t *testing.T) {
 	waitJS(t, ctx, "typed alias kept", `document.querySelector('#alias-new').value === "The Drowned Girl"`)
 	if data, _ := cardData(t, s, ann.Key, w.ID, card); len(data.Aliases) != 50 {
 		t.Fatalf("%d aliases", len(data.Aliases))
+	}
+}
+
+// TestBrowserCardEditorSectionLimit: a paste that would take a section past its limit
+// (ops.MaxSectionBody characters) is refused in the editor, with a message next to the
+// section, rather than typed in and never saved; writing goes on afterwards.
+func TestBrowserCardEditorSectionLimit(t *testing.T) {
+	ctx := browser(t)
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Author")
+	w := newWorld(t, s, ann, "Tidewater")
+	card := w.doc(t, "Vharn", "card", "", "")
+	w.apply(t, card, "", map[string]any{"op": "card.addSection", "title": "Early life", "body": "Short."})
+	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+card, `[data-testid="card-editor"]`)
+	sel := `[data-testid="section-body-editor"] .cm-content`
+	paste := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, input.InsertText, input.InsertTextParams{Text: strings.Repeat("é", ops.MaxSectionBody)})
+		return chromedp.Void{}, err
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS(sel)), chromedp.KeyEvent(kb.End), paste)
+	doc := `CM.EditorView.findFromDOM(document.querySelector('` + sel + `')).state.doc.toString()`
+	waitJS(t, ctx, "refused with a message", `(function () {
+		var p = document.querySelector('[data-testid="section-editor"] > .field-error');
+		return p && !p.hidden && /at most 50,000 characters, and this would make it 50,006/.test(p.textContent);
+	})()`)
+	if got := eval[string](t, ctx, doc); got != "Short." {
+		t.Fatalf("the editor holds %d characters", len([]rune(got)))
+	}
+	do(t, ctx, chromedp.KeyEvent(" Still here."))
+	waitJS(t, ctx, "saved", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved" && `+doc+` === "Short. Still here."`)
+	waitJS(t, ctx, "message gone", `document.querySelector('[data-testid="section-editor"] > .field-error').hidden`)
+	if data, _ := cardData(t, s, ann.Key, w.ID, card); data.Sections[0].Body != "Short. Still here." {
+		t.Fatalf("body %q", data.Sections[0].Body)
 	}
 }

@@ -342,6 +342,30 @@
 
   var editable = new CM.Compartment();
 
+  // sizeLimit refuses a change of this editor's that would take a section's text past the
+  // server's limit (in characters, as the server counts them): it could never be saved, and
+  // every later edit of the section would be refused with it. Others' changes pass.
+  var maxChars = parseInt(cfg.maxSection, 10) || 0;
+  function sizeLimit(sec) {
+    function chars(doc) {
+      var s = doc.toString(), n = 0;
+      for (var i = 0; i < s.length; i++) {
+        var c = s.charCodeAt(i);
+        if (c < 0xdc00 || c > 0xdfff) n++; // a low surrogate ends a character counted already
+      }
+      return n;
+    }
+    return CM.EditorState.transactionFilter.of(function (tr) {
+      if (!maxChars || !tr.docChanged || tr.annotation(remote) || tr.newDoc.length <= maxChars) return tr;
+      var n = chars(tr.newDoc);
+      if (n <= maxChars || n <= chars(tr.startState.doc)) return tr;
+      sec.err = "Not added: a section holds at most " + maxChars.toLocaleString("en") + " characters, and this would make it " +
+        n.toLocaleString("en") + ". Put the rest in another section.";
+      showError(sec.el, sec.err);
+      return [];
+    });
+  }
+
   function makeView(sec, body) {
     return new CM.EditorView({
       parent: sec.host,
@@ -349,6 +373,7 @@
         doc: body,
         extensions: window.LoreCM.markdownEditor(cfg.styleNonce, "Text of section " + sec.title).concat([
           cursorField,
+          sizeLimit(sec),
           editable.of(CM.EditorView.editable.of(!readOnly)),
           CM.EditorView.updateListener.of(function (u) { localUpdate(sec, u); }),
         ]),
@@ -583,10 +608,12 @@
     sec.inflightVersion = 0;
     var op = { op: "card.editSectionText", id: sec.id, baseVersion: version, splices: OT.toSplices(sec.inflight) };
     sec.inflightSeq = write([op], function (r, s) {
+      // A saved edit clears the section's message, also when the stream acknowledged it
+      // before this answer came.
+      if (r.ok && sec.err) { sec.err = ""; showError(sec.el, ""); }
       if (sec.inflightSeq !== s) return; // acknowledged on the stream already
       if (r.ok) {
         sec.inflightVersion = r.body.version; // acknowledged on the stream at that version
-        if (sec.err) { sec.err = ""; showError(sec.el, ""); }
         return;
       }
       // Not applied: take the edit back into pending (it is rebased like any other) and

@@ -318,10 +318,12 @@
     var op = { op: t.field.textOp, baseVersion: version, splices: OT.toSplices(t.inflight) };
     if (t.itemId) op.id = t.itemId;
     t.inflightSeq = write([op], function (r, s) {
+      // A saved edit clears the text's message, also when the stream acknowledged it
+      // before this answer came.
+      if (r.ok) showError(t.box, "");
       if (t.inflightSeq !== s) return; // acknowledged on the stream already
       if (r.ok) {
         t.inflightVersion = r.body.version;
-        showError(t.box, "");
         return;
       }
       // Not applied: the edit goes back into pending (rebased like any other) and is sent
