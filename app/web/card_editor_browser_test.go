@@ -626,3 +626,51 @@ func TestBrowserCardEditorSectionLimit(t *testing.T) {
 		t.Fatalf("body %q", data.Sections[0].Body)
 	}
 }
+
+// TestBrowserCardEditorCompositionWithRemoteEdit: Japanese typed through an input method
+// (composing しお, then しおの, committed as 潮の) while someone else writes in the same
+// section comes out as committed, with no stray kana.
+func TestBrowserCardEditorCompositionWithRemoteEdit(t *testing.T) {
+	ctx := browser(t)
+	s := apptest.Start(t)
+	ann := s.NewUser("Ann Author")
+	w := newWorld(t, s, ann, "Tidewater")
+	card := w.doc(t, "Vharn", "card", "", "")
+	var added struct{ Created []struct{ ID string } }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card+"/content", map[string]any{"ops": []any{
+		map[string]any{"op": "card.addSection", "title": "Notes", "body": "First line.\n\nSecond line."}}}), http.StatusOK).JSON(t, &added)
+	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+card, `[data-testid="card-editor"]`)
+	sel := `[data-testid="section-body-editor"] .cm-content`
+	doc := `CM.EditorView.findFromDOM(document.querySelector('` + sel + `')).state.doc.toString()`
+	compose := func(text string) chromedp.Action[chromedp.Void] {
+		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			n := int64(len([]rune(text)))
+			_, err := cdp.Call(ctx, tg, input.ImeSetComposition, input.ImeSetCompositionParams{Text: text, SelectionStart: n, SelectionEnd: n})
+			return chromedp.Void{}, err
+		}
+	}
+	commit := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, input.InsertText, input.InsertTextParams{Text: "潮の"})
+		return chromedp.Void{}, err
+	}
+	// Someone else types at the start while the composition goes on, each letter as it comes.
+	remote := func(text string) {
+		_, v := cardData(t, s, ann.Key, w.ID, card)
+		w.apply(t, card, "", map[string]any{"op": "card.editSectionText", "id": added.Created[0].ID, "baseVersion": v,
+			"splices": []any{map[string]any{"pos": 0, "ins": text}}})
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS(sel)), chromedp.KeyEvent(kb.End, chromedp.KeyModifiers(kb.ModifierCtrl)), compose("し"))
+	remote("Z ")
+	do(t, ctx, compose("しお"))
+	remote("Y")
+	time.Sleep(100 * time.Millisecond)
+	do(t, ctx, compose("しおの"))
+	remote("X")
+	do(t, ctx, commit)
+	waitJS(t, ctx, "saved", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
+	want := "XYZ First line.\n\nSecond line.潮の"
+	waitJS(t, ctx, "committed text", doc+` === `+jsString(want))
+	if data, _ := cardData(t, s, ann.Key, w.ID, card); data.Sections[0].Body != want {
+		t.Fatalf("body %q, want %q", data.Sections[0].Body, want)
+	}
+}
