@@ -119,6 +119,7 @@ func TestBrowserCardEditor(t *testing.T) {
 	w.apply(t, card, "", map[string]any{"op": "card.removeSection", "id": extra.Created[0].ID})
 	waitJS(t, ctx, "removal notice", `document.querySelectorAll('[data-testid="section-editor"]').length === 2 && !!document.querySelector('[data-testid="section-restore"]')`)
 	waitJS(t, ctx, "focus on the notice", `document.activeElement.matches('[data-testid="section-removed"]')`)
+	lookWide(t, ctx, "card-editor-section-removed")
 	do(t, ctx, chromedp.KeyEvent(" and more"), chromedp.KeyEvent(kb.Enter))
 	time.Sleep(300 * time.Millisecond)
 	waitJS(t, ctx, "no section made by typing", `document.querySelectorAll('[data-testid="section-editor"]').length === 2 && !!document.querySelector('[data-testid="section-removed"]')`)
@@ -568,6 +569,16 @@ func TestBrowserFolderDescription(t *testing.T) {
 	}
 }
 
+// lookWide looks at the page on a desktop (1366 px) and on a phone (390 px), as
+// name-1366 and name-390, and leaves the desktop width.
+func lookWide(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	for _, width := range []int64{390, 1366} {
+		do(t, ctx, chromedp.EmulateViewport(width, 900))
+		look(t, ctx, fmt.Sprintf("%s-%d", name, width))
+	}
+}
+
 // TestBrowserCardEditorRefusedAlias: an alias the server refuses (the 51st) is shown refused
 // next to the box, and what was typed comes back into the box instead of being lost.
 func TestBrowserCardEditorRefusedAlias(t *testing.T) {
@@ -589,6 +600,7 @@ func TestBrowserCardEditorRefusedAlias(t *testing.T) {
 		return p && !p.hidden && /50 aliases/.test(p.textContent);
 	})()`)
 	waitJS(t, ctx, "typed alias kept", `document.querySelector('#alias-new').value === "The Drowned Girl"`)
+	lookWide(t, ctx, "card-editor-alias-refused")
 	if data, _ := cardData(t, s, ann.Key, w.ID, card); len(data.Aliases) != 50 {
 		t.Fatalf("%d aliases", len(data.Aliases))
 	}
@@ -604,6 +616,7 @@ func TestBrowserCardEditorSectionLimit(t *testing.T) {
 	w := newWorld(t, s, ann, "Tidewater")
 	card := w.doc(t, "Vharn", "card", "", "")
 	w.apply(t, card, "", map[string]any{"op": "card.addSection", "title": "Early life", "body": "Short."})
+	s.Must(s.Do(apptest.Request{Method: "PATCH", Path: "/api/v1/worlds/" + w.ID, Key: ann.Key, Body: map[string]any{"genre": "sci-fi"}}), http.StatusOK) // a dark theme
 	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+card, `[data-testid="card-editor"]`)
 	sel := `[data-testid="section-body-editor"] .cm-content`
 	paste := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
@@ -619,6 +632,7 @@ func TestBrowserCardEditorSectionLimit(t *testing.T) {
 	if got := eval[string](t, ctx, doc); got != "Short." {
 		t.Fatalf("the editor holds %d characters", len([]rune(got)))
 	}
+	lookWide(t, ctx, "card-editor-section-limit-dark")
 	do(t, ctx, chromedp.KeyEvent(" Still here."))
 	waitJS(t, ctx, "saved", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved" && `+doc+` === "Short. Still here."`)
 	waitJS(t, ctx, "message gone", `document.querySelector('[data-testid="section-editor"] > .field-error').hidden`)

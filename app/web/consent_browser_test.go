@@ -45,6 +45,7 @@ func TestBrowserConsentReturnsToTheApp(t *testing.T) {
 	for _, width := range []int64{1366, 390} {
 		do(t, ctx, chromedp.EmulateViewport(width, 900))
 		accessible(t, ctx, axe, fmt.Sprintf("consent-%d", width))
+		look(t, ctx, fmt.Sprintf("consent-%d", width))
 	}
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="approve"]`)))
 	select {
