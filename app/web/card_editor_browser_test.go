@@ -125,6 +125,7 @@ func TestBrowserCardEditor(t *testing.T) {
 	waitJS(t, ctx, "no section made by typing", `document.querySelectorAll('[data-testid="section-editor"]').length === 2 && !!document.querySelector('[data-testid="section-removed"]')`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-restore"]`)))
 	waitJS(t, ctx, "restored", `document.querySelectorAll('[data-testid="section-editor"]').length === 3 && !document.querySelector('[data-testid="section-removed"]')`)
+	waitJS(t, ctx, "focus on Add section, not lost", `document.activeElement === document.querySelector('#section-add')`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="section-editor"]:nth-child(3) [data-testid="section-remove"]`)))
 	waitJS(t, ctx, "confirmation", `document.querySelector("#remove-section-dialog").open`)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="confirm-remove"]`)))

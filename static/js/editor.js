@@ -535,12 +535,19 @@
       el("p", { text: "Someone else removed the section “" + title + "”" + (unsent ? " while you were writing in it." : ".") }),
       el("div", { className: "dialog-buttons" }, [dismiss, restore]),
     ]);
+    // The notice goes once answered; the focus, if it was in it, to "Add section" rather than
+    // to the page.
+    function close() {
+      var focused = note.contains(document.activeElement);
+      note.remove();
+      if (focused) root.querySelector("#section-add").focus();
+    }
     restore.addEventListener("click", function () {
       write([{ op: "card.addSection", title: title, body: body }], function (r) {
-        if (r.ok) note.remove(); else showError(note, errorText(r));
+        if (r.ok) close(); else showError(note, errorText(r));
       });
     });
-    dismiss.addEventListener("click", function () { note.remove(); root.querySelector("#section-add").focus(); });
+    dismiss.addEventListener("click", close);
     box.prepend(note);
     return note;
   }
