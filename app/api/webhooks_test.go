@@ -240,7 +240,13 @@ func TestWebhookRetriesUntilDelivered(t *testing.T) {
 	r.secret = h.Secret
 	s.Document(owner, world, "Lighthouse", "card")
 	waitFor(t, "the delivery", func() bool { return len(r.received()) == 1 })
-	log := deliveries(t, s, owner, world, h.ID)
+	// The log says so once the attempt's answer is back at the server, a moment after the
+	// receiver got the event.
+	var log []deliveryAnswer
+	waitFor(t, "the delivery logged", func() bool {
+		log = deliveries(t, s, owner, world, h.ID)
+		return len(log) == 1 && log[0].Status != "pending"
+	})
 	if len(log) != 1 || log[0].Status != "succeeded" || log[0].Attempts != 4 || log[0].LastStatus != 200 {
 		t.Fatalf("log: %+v", log)
 	}
