@@ -88,15 +88,24 @@ func usersCmd(app core.App) *cobra.Command {
 	cmd := &cobra.Command{Use: "users", Short: "Manage user accounts"}
 	var email, password, name string
 	create := &cobra.Command{
-		Use:          "create",
-		Short:        "Create a user account",
+		Use:   "create",
+		Short: "Create a user account",
+		Long: "Creates an account. Without --password (which the shell's history and the process list show), the password\n" +
+			"is asked for twice without echo on a terminal, or else read from the first line of stdin:\n" +
+			"  printf '%s\\n' \"$PASSWORD\" | loreweave users create --email ann@example.com --name Ann",
 		SilenceUsage: true,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := required(c, "email", "password"); err != nil {
+			if err := required(c, "email"); err != nil {
 				return err
 			}
 			if err := ready(app); err != nil {
 				return err
+			}
+			if password == "" {
+				var err error
+				if password, err = readNewPassword(c.InOrStdin(), c.ErrOrStderr(), email); err != nil {
+					return err
+				}
 			}
 			u, err := auth.CreateUser(app, email, password, name)
 			if err != nil {
@@ -107,7 +116,7 @@ func usersCmd(app core.App) *cobra.Command {
 		},
 	}
 	create.Flags().StringVar(&email, "email", "", "email address (required)")
-	create.Flags().StringVar(&password, "password", "", "password, at least 8 characters (required)")
+	create.Flags().StringVar(&password, "password", "", "password, at least 8 characters (asked for, or read from stdin, when not given)")
 	create.Flags().StringVar(&name, "name", "", "display name")
 	cmd.AddCommand(create, usersPasswordCmd(app))
 	return cmd

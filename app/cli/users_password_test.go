@@ -67,3 +67,29 @@ func TestUsersPassword(t *testing.T) {
 	ann.Password = "a new password"
 	s.SignIn(ann)
 }
+
+// TestUsersCreatePassword: `loreweave users create` without --password reads the password
+// from stdin (a terminal would be asked twice without echo), refuses an empty or short one
+// and creates nothing then; the account it creates signs in with that password.
+func TestUsersCreatePassword(t *testing.T) {
+	s := apptest.Start(t)
+	for _, c := range []struct{ name, stdin, want string }{
+		{"empty stdin", "", "no password on stdin"},
+		{"short password", "short\n", "at least 8 characters"},
+	} {
+		if _, err := runCLI(s, c.stdin, "users", "create", "--email", "bea@example.test"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+	if _, err := runCLI(s, "", "users", "create", "--password", "long enough pw"); err == nil || !strings.Contains(err.Error(), "--email is required") {
+		t.Fatalf("no email: error %v", err)
+	}
+	out, err := runCLI(s, "a piped password\nignored\n", "users", "create", "--email", "bea@example.test", "--name", "Bea")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "created user") || strings.Contains(out, "a piped password") {
+		t.Fatalf("output %q", out)
+	}
+	s.SignIn(apptest.User{Email: "bea@example.test", Password: "a piped password"})
+}
