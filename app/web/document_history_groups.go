@@ -15,11 +15,12 @@ const (
 	historyGap = 10 * time.Minute
 	// historyPageSize is how many rows a page of a document's history lists.
 	historyPageSize = 25
-	// historyReadChunk is how many versions a page reads at a time, and historyMaxRead how
+	// historyReadChunk is how many versions a page reads first (enough for a page of single
+	// versions), each further read twice as many as the one before, and historyMaxRead how
 	// many at most (as many as the op log keeps of an era, store.OpLogKeepVersions): a page of
 	// a history written by one person without a pause ends early, with its oldest row cut,
 	// instead of reading it all.
-	historyReadChunk = 200
+	historyReadChunk = 2*historyPageSize + 1
 	historyMaxRead   = store.OpLogKeepVersions
 	// historySummaryLines is how many of the different things a row's versions changed it
 	// names before "and N more".
@@ -98,15 +99,15 @@ type groupedHistory struct {
 type historyReader func(before int64, limit int) (store.HistoryPage, error)
 
 // readGroupedHistory reads a page of rows of versions before version before: up to size
-// rows, reading chunk versions at a time and at most maxRead in all. A page ends where a row
-// ends, so that the next one (before = Older) starts with a whole row, except when one row
-// alone is longer than maxRead.
+// rows, reading chunk versions first, twice as many each time after, and at most maxRead in
+// all. A page ends where a row ends, so that the next one (before = Older) starts with a
+// whole row, except when one row alone is longer than maxRead.
 func readGroupedHistory(read historyReader, before int64, size, chunk, maxRead int) (groupedHistory, error) {
 	var (
 		page    groupedHistory
 		entries []store.HistoryEntry
 	)
-	for next := before; ; {
+	for next := before; ; chunk *= 2 {
 		h, err := read(next, min(chunk, maxRead-len(entries)))
 		if err != nil {
 			return groupedHistory{}, err
