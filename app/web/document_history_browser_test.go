@@ -106,9 +106,9 @@ func TestBrowserDocumentHistory(t *testing.T) {
 	shots(t, a, "history-list")
 }
 
-// TestBrowserDocumentHistorySittings: the history of a card two people wrote over two days,
+// TestBrowserDocumentHistorySittings: the history of a card two people wrote over four days,
 // as a writer sees it (screenshots with LOREWEAVE_SCREENSHOTS): a row a sitting, with its
-// times and what it changed; a row opened shows its versions one by one.
+// times and what it changed; a row opened shows its versions one by one; Older versions.
 func TestBrowserDocumentHistorySittings(t *testing.T) {
 	s := apptest.Start(t)
 	ann, bob := s.NewUser("Ann Author"), s.NewUser("Bob Builder")
@@ -141,6 +141,11 @@ func TestBrowserDocumentHistorySittings(t *testing.T) {
 		}
 	}
 	now := time.Now()
+	for i := range 22 {
+		sitting(now.Add(-time.Duration(100-i)*time.Hour), func() {
+			write([]apptest.User{ann, bob}[i%2], map[string]any{"op": "card.setProperty", "key": "Notes", "value": fmt.Sprint(i)})
+		})
+	}
 	sitting(now.Add(-50*time.Hour), func() { add(ann, "Biography"); add(ann, "Appearance"); edit(ann, "Biography", 6) })
 	sitting(now.Add(-26*time.Hour), func() {
 		for _, k := range []string{"Born", "Home", "Eyes", "Height", "Ship", "Rank", "Crew"} {
@@ -154,7 +159,7 @@ func TestBrowserDocumentHistorySittings(t *testing.T) {
 
 	ctx := browser(t)
 	signInTo(t, ctx, s, ann, "/w/"+w.Slug+"/d/"+card+"/history", `[data-testid="history-list"]`)
-	rows := `Array.from(document.querySelectorAll('[data-testid="history-item"]')).map(e => e.querySelector(".history-who").textContent + ": " + e.querySelector('[data-testid="history-summary"]').textContent).join(" | ")`
+	rows := `Array.from(document.querySelectorAll('[data-testid="history-item"]')).slice(0, 5).map(e => e.querySelector(".history-who").textContent + ": " + e.querySelector('[data-testid="history-summary"]').textContent).join(" | ")`
 	want := "Ann Author: edited section “Biography” | Bob Builder: renamed to “Vharn the Bold” | " +
 		"Ann Author: edited section “Appearance”; edited section “Backstory”; added section “Backstory” | " +
 		"Bob Builder: set property “Crew”; set property “Rank”; set property “Ship”; set property “Height”; and 3 more | " +
@@ -165,6 +170,11 @@ func TestBrowserDocumentHistorySittings(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="history-item"]:nth-child(3) [data-testid="history-group-toggle"]`)))
 	waitJS(t, ctx, "the row opened", `document.querySelector('[data-testid="history-item"]:nth-child(3) details').open`)
 	shots(t, ctx, "history-sittings")
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="history-older"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="history-newest"]`)))
+	if got := eval[string](t, ctx, `document.querySelector('[data-testid="history-item"]').dataset.version`); got != "2" {
+		t.Fatalf("the second page starts at version %s, want 2", got)
+	}
+	shots(t, ctx, "history-sittings-older")
 }
 
 // shots saves screenshots of the page at desktop and phone widths, light and dark (with
