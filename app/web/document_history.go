@@ -17,18 +17,16 @@ import (
 	"github.com/loreweave/loreweave/views"
 )
 
-// historyPageSize is how many versions a page of a document's history lists.
-const historyPageSize = 25
-
 // historyBase is the address of a document's history pages, without the era.
 func historyBase(slug, docID string) string {
 	return "/w/" + url.PathEscape(slug) + "/d/" + url.PathEscape(docID)
 }
 
 // documentHistory lists a document's versions, newest first (?before=N pages back): who made
-// each, when, and what it changed in words (store.History). The first page follows the
-// document's event stream (static/js/history.js) and fetches itself again (?fragment=1, the
-// list alone) when a version arrives.
+// each, when, and what it changed in words (store.History), the versions one person made in
+// one sitting in one row (groupHistory). The first page follows the document's event stream
+// (static/js/history.js) and fetches itself again (?fragment=1, the list alone) when a
+// version arrives.
 func (w *Web) documentHistory(e *core.RequestEvent) error {
 	pl, err := w.place(e)
 	if pl == nil {
@@ -44,7 +42,10 @@ func (w *Web) documentHistory(e *core.RequestEvent) error {
 			return w.notFound(e)
 		}
 	}
-	h, err := w.Store.History(d, pl.eraID, before, historyPageSize, !store.CanEdit(pl.role))
+	read := func(before int64, limit int) (store.HistoryPage, error) {
+		return w.Store.History(d, pl.eraID, before, limit, !store.CanEdit(pl.role))
+	}
+	h, err := readGroupedHistory(read, before, historyPageSize, historyReadChunk, historyMaxRead)
 	if err != nil {
 		return err
 	}
@@ -64,17 +65,32 @@ func (w *Web) documentHistory(e *core.RequestEvent) error {
 	if h.Older > 0 {
 		v.OlderHref = base + "/history" + withParam(eraQuery(pl.eraID), "before", strconv.FormatInt(h.Older, 10))
 	}
+	versionHref := func(it store.HistoryEntry) string {
+		if !it.Viewable {
+			return ""
+		}
+		return base + "/v/" + strconv.FormatInt(it.Version, 10) + eraQuery(pl.eraID)
+	}
 	now := time.Now()
-	for _, it := range h.Items {
-		when := store.ParseTime(it.Created)
-		who := it.ActorName
+	for _, g := range h.Groups {
+		newest, oldest := g.newest(), g.oldest()
+		when := store.ParseTime(newest.Created)
+		who := newest.ActorName
 		if who == "" {
 			who = "Someone"
 		}
-		row := views.HistoryItem{Version: it.Version, Who: who, When: relativeTime(when, now), Exact: exactTime(when),
-			Datetime: when.UTC().Format(time.RFC3339), Summary: it.Summary}
-		if it.Viewable {
-			row.Href = base + "/v/" + strconv.FormatInt(it.Version, 10) + eraQuery(pl.eraID)
+		row := views.HistoryItem{Version: newest.Version, Oldest: oldest.Version, Who: who,
+			When: relativeTime(when, now), Exact: exactTime(when), Datetime: when.UTC().Format(time.RFC3339), Href: versionHref(newest)}
+		row.Summary, row.More = g.summaries(historySummaryLines)
+		if len(g.Entries) > 1 {
+			from := store.ParseTime(oldest.Created)
+			row.From, row.To, row.FromDatetime = clockTime(from), clockTime(when), from.UTC().Format(time.RFC3339)
+			for _, it := range g.Entries {
+				at := store.ParseTime(it.Created)
+				row.Versions = append(row.Versions, views.HistoryItem{Version: it.Version,
+					When: at.UTC().Format("15:04:05"), Exact: exactTime(at), Datetime: at.UTC().Format(time.RFC3339),
+					Summary: it.Summary, Href: versionHref(it)})
+			}
 		}
 		v.Items = append(v.Items, row)
 	}
@@ -229,6 +245,11 @@ func relativeTime(t, now time.Time) string {
 		return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
 	}
 	return t.UTC().Format("2 January 2006")
+}
+
+// clockTime is the time of day of a moment, to the minute (UTC).
+func clockTime(t time.Time) string {
+	return t.UTC().Format("15:04")
 }
 
 // exactTime is a moment as a person reads it, to the second (UTC).

@@ -4,8 +4,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/pocketbase/dbx"
 
 	"github.com/loreweave/loreweave/app/apptest"
 )
@@ -13,7 +18,7 @@ import (
 // A viewer's history and past versions leave secret sections out (a change to one is said
 // without its title); a viewer gets no restore control and may not restore; a restore
 // without the page's CSRF token is refused; an editor's refused restore is said next to the
-// control; the history pages back with Older.
+// control.
 func TestDocumentHistoryPages(t *testing.T) {
 	s := apptest.Start(t)
 	ann, vic := s.NewUser("Ann"), s.NewUser("Vic")
@@ -26,8 +31,11 @@ func TestDocumentHistoryPages(t *testing.T) {
 
 	vb := s.SignIn(vic)
 	h := page(t, s, vb, base+"/history", http.StatusOK)
-	if got := strings.Join(texts(h.Find(`[data-testid="history-summary"]`)), " | "); got != "added a secret section | added section “Life”" {
+	if got := strings.Join(texts(h.Find(`[data-testid="history-summary"]`)), " | "); got != "added a secret section; added section “Life”" {
 		t.Fatalf("a viewer's history: %q", got)
+	}
+	if got := strings.Join(texts(h.Find(`[data-testid="history-entry-summary"]`)), " | "); got != "added a secret section | added section “Life”" {
+		t.Fatalf("a viewer's history, version by version: %q", got)
 	}
 	v := page(t, s, vb, base+"/v/2", http.StatusOK)
 	if strings.Contains(v.Text(), "butler") || strings.Contains(v.Text(), "murderer") {
@@ -43,7 +51,7 @@ func TestDocumentHistoryPages(t *testing.T) {
 
 	ab := s.SignIn(ann)
 	h = page(t, s, ab, base+"/history", http.StatusOK)
-	if got := strings.Join(texts(h.Find(`[data-testid="history-summary"]`)), " | "); got != "added section “The murderer” | added section “Life”" {
+	if got := strings.Join(texts(h.Find(`[data-testid="history-summary"]`)), " | "); got != "added section “The murderer”; added section “Life”" {
 		t.Fatalf("an editor's history: %q", got)
 	}
 	v = page(t, s, ab, base+"/v/1", http.StatusOK)
@@ -68,20 +76,143 @@ func TestDocumentHistoryPages(t *testing.T) {
 	if p := page(t, s, ab, base+"/v/99", http.StatusNotFound); !strings.Contains(p.Text(), "no version 99") {
 		t.Fatal("a version the document has not reached does not say so")
 	}
+}
 
-	for i := range 30 {
-		w.apply(t, card, "", map[string]any{"op": "card.setProperty", "key": fmt.Sprintf("k%d", i), "value": "v"})
+// The history page puts the versions one person made in one sitting (none more than ten
+// minutes after the one before) in one row, 25 rows a page; the pages list every version
+// once, and a new version by the person of the newest row joins that row.
+func TestDocumentHistoryGroups(t *testing.T) {
+	s := apptest.Start(t)
+	ann, bob := s.NewUser("Ann"), s.NewUser("Bob")
+	w := newWorld(t, s, ann, "Eldoria")
+	s.AddMember(ann, w.ID, bob, "editor")
+	card := w.doc(t, "Aerendyl", "card", "", "")
+	api := "/api/v1/worlds/" + w.ID + "/documents/" + card + "/content"
+	write := func(u apptest.User, key string) {
+		s.Must(s.Post(u.Key, api, map[string]any{"ops": []any{map[string]any{"op": "card.setProperty", "key": key, "value": "v"}}}), http.StatusOK)
 	}
-	h = page(t, s, ab, base+"/history", http.StatusOK)
-	older, ok := h.Find(`[data-testid="history-older"]`).Attr("href")
-	if n := h.Find(`[data-testid="history-item"]`).Length(); n != 25 || !ok {
-		t.Fatalf("the first page lists %d versions (older: %v), want 25 and a link to older ones", n, ok)
+
+	// 61 sittings, Ann's and Bob's in turn, of 1 to 4 versions a minute apart, 11 minutes
+	// after the sitting before; Bob stops for 11 minutes in the middle of his sittings of 4.
+	type row struct {
+		who      string
+		versions []string // newest first
 	}
-	h = page(t, s, ab, older, http.StatusOK)
-	if first, _ := h.Find(`[data-testid="history-item"]`).First().Attr("data-version"); first != "8" || h.Find(`[data-testid="history-item"]`).Length() != 8 {
-		t.Fatalf("the second page starts at version %s with %d versions, want 8 and 8", first, h.Find(`[data-testid="history-item"]`).Length())
+	var (
+		rows    []row // oldest first
+		created []time.Time
+		at      = time.Now()
+	)
+	for i := range 61 {
+		u := []apptest.User{ann, bob}[i%2]
+		n := 1 + i%4
+		for j := range n {
+			if j == 0 || n == 4 && j == 2 {
+				at = at.Add(11 * time.Minute)
+				rows = append(rows, row{who: u.Name})
+			} else {
+				at = at.Add(time.Minute)
+			}
+			write(u, fmt.Sprintf("p%d", j))
+			created = append(created, at)
+			r := &rows[len(rows)-1]
+			r.versions = append([]string{fmt.Sprint(len(created))}, r.versions...)
+		}
 	}
-	if h.Find(`[data-testid="history-older"]`).Length() != 0 || h.Find(`[data-testid="history-newest"]`).Length() != 1 {
-		t.Fatal("the last page links to older versions, or not to the newest")
+	// The versions were made in a few seconds: say they were made then, the newest a minute ago.
+	shift := time.Now().Add(-time.Minute).Sub(at)
+	for i, c := range created {
+		created[i] = c.Add(shift)
+	}
+	backdate(t, s, card, created)
+	slices.Reverse(rows)
+	if len(rows) != 76 {
+		t.Fatalf("%d sittings", len(rows))
+	}
+
+	ab := s.SignIn(ann)
+	base := "/w/" + w.Slug + "/d/" + card
+	// shown returns the rows of a page.
+	shown := func(h *goquery.Document) []row {
+		var out []row
+		h.Find(`[data-testid="history-item"]`).Each(func(_ int, it *goquery.Selection) {
+			r := row{who: it.Find(".history-who").Text()}
+			it.Find(`[data-testid="history-entry"]`).Each(func(_ int, e *goquery.Selection) {
+				r.versions = append(r.versions, e.AttrOr("data-version", ""))
+			})
+			if r.versions == nil {
+				r.versions = []string{it.AttrOr("data-version", "")}
+			} else if it.AttrOr("data-version", "") != r.versions[0] {
+				t.Fatalf("a row says version %s, its newest is %s", it.AttrOr("data-version", ""), r.versions[0])
+			}
+			out = append(out, r)
+		})
+		return out
+	}
+	var got []row
+	path := base + "/history"
+	for n := 1; ; n++ {
+		h := page(t, s, ab, path, http.StatusOK)
+		rs := shown(h)
+		if want := min(25, len(rows)-len(got)); len(rs) != want {
+			t.Fatalf("page %d has %d rows, want %d", n, len(rs), want)
+		}
+		if n > 1 && h.Find(`[data-testid="history-newest"]`).Length() != 1 {
+			t.Fatalf("page %d does not link to the newest versions", n)
+		}
+		got = append(got, rs...)
+		older, ok := h.Find(`[data-testid="history-older"]`).Attr("href")
+		if !ok {
+			break
+		}
+		path = older
+	}
+	if fmt.Sprint(got) != fmt.Sprint(rows) {
+		t.Fatalf("the pages show the rows\n%v\nwant\n%v", got, rows)
+	}
+
+	h := page(t, s, ab, base+"/history", http.StatusOK)
+	one, two := h.Find(`[data-testid="history-item"]`).Eq(0), h.Find(`[data-testid="history-item"]`).Eq(1)
+	if one.Find("details").Length() != 0 || one.Find(`[data-testid="history-span"]`).Length() != 0 ||
+		strings.TrimSpace(one.Find(`[data-testid="history-summary"]`).Text()) != "set property “p0”" {
+		t.Fatal("a row of one version is not shown as one version")
+	}
+	span := created[148].UTC().Format("15:04") + "–" + created[149].UTC().Format("15:04") + " UTC"
+	if got := strings.Join(strings.Fields(two.Find(`[data-testid="history-span"]`).Text()), " "); got != span {
+		t.Fatalf("the second row's time span: %q, want %q", got, span)
+	}
+	if got := two.Find(`[data-testid="history-summary"]`).Text(); got != "set property “p3”; set property “p2”" {
+		t.Fatalf("the second row's summary: %q", got)
+	}
+	if got := two.Find(`[data-testid="history-group-toggle"]`).Text(); got != "2 changes, one by one" {
+		t.Fatalf("the second row's disclosure: %q", got)
+	}
+	if href, _ := two.Find(`[data-testid="history-open"]`).Attr("href"); href != base+"/v/150" {
+		t.Fatalf("the second row opens %q, want its newest version", href)
+	}
+
+	// Ann writes again within ten minutes of her last version: the live list (the fragment)
+	// has the same rows, the newest with one more version.
+	write(ann, "p1")
+	f := page(t, s, ab, base+"/history?fragment=1", http.StatusOK)
+	rows[0].versions = append([]string{"152"}, rows[0].versions...)
+	if got := shown(f); fmt.Sprint(got) != fmt.Sprint(rows[:25]) {
+		t.Fatalf("after a new version by Ann the list has the rows\n%v\nwant\n%v", got, rows[:25])
+	}
+	if f.Find(`[data-testid="history-older"]`).Length() != 1 {
+		t.Fatal("the live list has no link to older versions")
+	}
+}
+
+// backdate says that versions 1, 2, … of a document were made at the times given (a test
+// makes its versions within seconds).
+func backdate(t *testing.T, s *apptest.Server, docID string, created []time.Time) {
+	t.Helper()
+	for i, c := range created {
+		_, err := s.PB.DB().NewQuery("UPDATE document_ops SET created = {:c} WHERE document = {:d} AND version = {:v}").
+			Bind(dbx.Params{"c": c.UTC().Format("2006-01-02 15:04:05.000Z"), "d": docID, "v": i + 1}).Execute()
+		if err != nil {
+			t.Fatalf("backdate %s v%d: %v", docID, i+1, err)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 // history.js keeps the first page of a document's history current: it follows the
 // document's event stream and, when a version is newer than the list shows, fetches the list
-// again (the page's own address with ?fragment=1) and puts it in place.
+// again (the page's own address with ?fragment=1) and puts it in place. A new version by the
+// person of the newest row joins that row; the rows someone opened stay open, and the control
+// that had the focus keeps it.
 (function () {
   "use strict";
   var root = document.querySelector("[data-history-live]");
@@ -11,6 +13,29 @@
   function shown() {
     var list = root.querySelector("[data-version]");
     return list ? Number(list.getAttribute("data-version")) : 0;
+  }
+
+  // where names a control of the list so that it can be found in the new one: its row (by the
+  // row's oldest version, which a newer version joining the row does not change), its version
+  // within a row, and what it is.
+  function where(el) {
+    var row = el.closest("[data-oldest]"), entry = el.closest(".history-entry");
+    return [row ? row.dataset.oldest : "", entry ? entry.dataset.version : "", el.tagName, el.className].join(" ");
+  }
+
+  function replace(html) {
+    var open = Array.prototype.map.call(root.querySelectorAll("[data-oldest] > details[open]"),
+      function (details) { return details.parentElement.dataset.oldest; });
+    var active = document.activeElement, focused = active && root.contains(active) ? where(active) : "";
+    root.innerHTML = html;
+    open.forEach(function (oldest) {
+      var details = root.querySelector('[data-oldest="' + oldest + '"] > details');
+      if (details) details.open = true;
+    });
+    if (focused) {
+      var again = Array.prototype.find.call(root.querySelectorAll("a, summary"), function (el) { return where(el) === focused; });
+      if (again) again.focus();
+    }
   }
 
   function say(text) { if (status) status.textContent = text; }
@@ -24,7 +49,7 @@
         return res.text();
       })
       .then(function (html) {
-        root.innerHTML = html;
+        replace(html);
         loading = false;
         say("Live");
         pump();
