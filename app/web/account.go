@@ -11,6 +11,7 @@ import (
 
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
+	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/views"
 )
 
@@ -143,8 +144,8 @@ func (w *Web) renderKeys(e *core.RequestEvent, u *core.Record, status int, v vie
 		return err
 	}
 	for _, k := range keys {
-		v.Keys = append(v.Keys, views.KeyItem{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Created: shortTime(k.Created),
-			LastUsedAt: shortTime(k.LastUsedAt), RevokedAt: shortTime(k.RevokedAt)})
+		v.Keys = append(v.Keys, views.KeyItem{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Created: moment(k.Created),
+			LastUsedAt: moment(k.LastUsedAt), RevokedAt: moment(k.RevokedAt)})
 	}
 	return render(e, status, views.APIKeysPage(page(e, "API keys"), v))
 }
@@ -234,10 +235,12 @@ func (w *Web) setNewKeyCookie(e *core.RequestEvent, id string, maxAge int) {
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: w.secure(e.Request)})
 }
 
-// shortTime shows a stored timestamp to the minute ("" stays "").
-func shortTime(s string) string {
-	if len(s) >= 16 {
-		return s[:16] + " UTC"
+// moment shows a stored timestamp to the minute, in UTC until the page's script writes it
+// in the reader's time zone ("" has no text).
+func moment(s string) views.Moment {
+	t := store.ParseTime(s)
+	if t.IsZero() {
+		return views.Moment{Text: s}
 	}
-	return s
+	return views.Moment{Text: t.UTC().Format("2006-01-02 15:04") + " UTC", Datetime: t.UTC().Format(time.RFC3339)}
 }

@@ -47,7 +47,7 @@ func (w *Web) renderApps(e *core.RequestEvent, u *core.Record, notice string) er
 		if name == "" {
 			name = a.ClientID
 		}
-		items[i] = views.AppItem{ClientID: a.ClientID, Name: name, Authorized: shortTime(a.Authorized), LastUsedAt: shortTime(a.LastUsedAt)}
+		items[i] = views.AppItem{ClientID: a.ClientID, Name: name, Authorized: moment(a.Authorized), LastUsedAt: moment(a.LastUsedAt)}
 	}
 	return render(e, http.StatusOK, views.AppsPage(page(e, "Connected apps"), items, notice))
 }

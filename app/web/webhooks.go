@@ -66,7 +66,7 @@ func (w *Web) renderWebhooks(e *core.RequestEvent, pl *place, status int, set fu
 		}
 		item.MoreDeliveries = total - len(ds)
 		for _, d := range ds {
-			di := views.DeliveryItem{Created: shortTime(d.Created), Event: d.Kind, Status: d.Status, Attempts: d.Attempts, Error: d.LastError, HTTP: "—"}
+			di := views.DeliveryItem{Created: moment(d.Created), Event: d.Kind, Status: d.Status, Attempts: d.Attempts, Error: d.LastError, HTTP: "—"}
 			if d.LastStatus != 0 {
 				di.HTTP = strconv.Itoa(d.LastStatus)
 			}
@@ -74,7 +74,7 @@ func (w *Web) renderWebhooks(e *core.RequestEvent, pl *place, status int, set fu
 				di.Took = strconv.FormatInt(d.ResponseMs, 10) + " ms"
 			}
 			if d.Status == store.DeliveryPending {
-				di.Next = shortTime(d.NextAttempt)
+				di.Next = moment(d.NextAttempt)
 			}
 			item.Deliveries = append(item.Deliveries, di)
 		}

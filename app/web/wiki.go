@@ -269,16 +269,14 @@ func (w *Web) wikiHome(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	recent := make([]views.WikiRecent, 0, len(docs))
-	for _, d := range docs {
-		t := max(d.Updated, changed[d.ID])
+	docs = slices.Clone(docs) // the tree's order stays
+	slices.SortStableFunc(docs, func(a, b store.Document) int {
+		return strings.Compare(max(b.Updated, changed[b.ID]), max(a.Updated, changed[a.ID]))
+	})
+	recent := make([]views.WikiRecent, 0, min(len(docs), maxRecent))
+	for _, d := range docs[:min(len(docs), maxRecent)] {
 		recent = append(recent, views.WikiRecent{DocItem: views.DocItem{ID: d.ID, Name: d.Name, DocumentType: d.DocumentType,
-			ParentID: d.ParentID, Href: s.links().Doc(d.ID)}, Changed: t})
-	}
-	slices.SortStableFunc(recent, func(a, b views.WikiRecent) int { return strings.Compare(b.Changed, a.Changed) })
-	recent = recent[:min(len(recent), maxRecent)]
-	for i := range recent {
-		recent[i].Changed = shortTime(recent[i].Changed)
+			ParentID: d.ParentID, Href: s.links().Doc(d.ID)}, Changed: moment(max(d.Updated, changed[d.ID]))})
 	}
 	return w.renderWiki(e, s, views.WikiHome(s.view(tree, ""), recent))
 }

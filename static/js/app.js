@@ -58,3 +58,48 @@
     dialog.showModal();
   });
 })();
+
+// Times: the server writes <time datetime data-local="…"> in UTC; here each is written again
+// in the reader's own time zone and language, also in parts of the page that arrive later.
+// data-local: "minute" and "second" (date and time), "clock", "clock-zone" and
+// "clock-second" (time of day), "title" (the text is relative, like "2 minutes ago", and
+// stays). A title, when there is one, is the exact moment.
+(function () {
+  "use strict";
+  if (!window.Intl || !Intl.DateTimeFormat || !window.MutationObserver) return;
+  var day = { year: "numeric", month: "short", day: "numeric" };
+  function opts(extra) { return Object.assign({ hour: "2-digit", minute: "2-digit" }, extra); }
+  var formats = {
+    minute: opts(Object.assign({ timeZoneName: "short" }, day)),
+    second: opts(Object.assign({ second: "2-digit", timeZoneName: "short" }, day, { month: "long" })),
+    clock: opts({}),
+    "clock-zone": opts({ timeZoneName: "short" }),
+    "clock-second": opts({ second: "2-digit" })
+  };
+  var made = {};
+  function format(style, date) {
+    var f = made[style];
+    if (!f) {
+      try { f = made[style] = new Intl.DateTimeFormat(undefined, formats[style]); } catch (e) { return ""; }
+    }
+    return f.format(date);
+  }
+  function localize(el) {
+    var style = el.getAttribute("data-local"), date = new Date(el.getAttribute("datetime"));
+    if (isNaN(date.getTime())) return;
+    if (el.title) el.title = format("second", date);
+    if (formats[style]) {
+      var text = format(style, date);
+      if (text && el.textContent !== text) el.textContent = text;
+    }
+  }
+  function within(node) {
+    if (node.nodeType !== 1) return;
+    if (node.matches("time[data-local]")) localize(node);
+    Array.prototype.forEach.call(node.querySelectorAll("time[data-local]"), localize);
+  }
+  within(document.body);
+  new MutationObserver(function (changes) {
+    changes.forEach(function (c) { Array.prototype.forEach.call(c.addedNodes, within); });
+  }).observe(document.body, { childList: true, subtree: true });
+})();
