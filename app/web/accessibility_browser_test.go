@@ -155,27 +155,35 @@ func TestBrowserAccessibility(t *testing.T) {
 			annPages := append(documents, themeless...)
 			vicPages := []check{{base + "/d/" + card, `[data-testid="section-body"]`}, {base + "/d/" + faction, `[data-testid="tool-view"]`}}
 
-			for _, width := range []int64{1366, 390} {
-				t.Run(fmt.Sprint(width), func(t *testing.T) {
-					ctx := browser(t)
-					do(t, ctx, chromedp.EmulateViewport(width, 900))
-					visit := func(who string, pages []check) {
-						for _, p := range pages {
-							do(t, ctx, chromedp.Navigate(s.URL+p.path), chromedp.WaitVisible(chromedp.CSS(p.ready)))
-							name := fmt.Sprintf("%s-%d-%s%s", genre, width, who, strings.NewReplacer("/", "_", "?", "_", " ", "-").Replace(p.path))
-							accessible(t, ctx, axe, name)
-							if n := eval[int](t, ctx, `Array.from(document.querySelectorAll('[data-testid="world"], [data-testid="project"]')).filter(li => getComputedStyle(li).listStyleType !== "none").length`); n > 0 {
-								t.Errorf("%s: %d world cards or projects with a list bullet", name, n)
+			// The classic theme (the first genre's) and the pages outside a world follow the
+			// reader's system: they are checked light and dark.
+			runs := []string{"light"}
+			if i == 0 {
+				runs = append(runs, "dark")
+			}
+			for _, run := range runs {
+				for _, width := range []int64{1366, 390} {
+					t.Run(fmt.Sprint(width, run), func(t *testing.T) {
+						ctx := browser(t)
+						do(t, ctx, chromedp.EmulateViewport(width, 900), colorScheme(run))
+						visit := func(who string, pages []check) {
+							for _, p := range pages {
+								do(t, ctx, chromedp.Navigate(s.URL+p.path), chromedp.WaitVisible(chromedp.CSS(p.ready)))
+								name := fmt.Sprintf("%s-%s-%d-%s%s", genre, run, width, who, strings.NewReplacer("/", "_", "?", "_", " ", "-").Replace(p.path))
+								accessible(t, ctx, axe, name)
+								if n := eval[int](t, ctx, `Array.from(document.querySelectorAll('[data-testid="world"], [data-testid="project"]')).filter(li => getComputedStyle(li).listStyleType !== "none").length`); n > 0 {
+									t.Errorf("%s: %d world cards or projects with a list bullet", name, n)
+								}
 							}
 						}
-					}
-					signInTo(t, ctx, s, ann, "/", `[data-testid="worlds"]`)
-					visit("editor", annPages)
-					signOut(t, ctx, s)
-					visit("out", signedOut)
-					signInTo(t, ctx, s, vic, base, `#documents`)
-					visit("viewer", vicPages)
-				})
+						signInTo(t, ctx, s, ann, "/", `[data-testid="worlds"]`)
+						visit("editor", annPages)
+						signOut(t, ctx, s)
+						visit("out", signedOut)
+						signInTo(t, ctx, s, vic, base, `#documents`)
+						visit("viewer", vicPages)
+					})
+				}
 			}
 		})
 	}

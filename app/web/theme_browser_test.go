@@ -10,7 +10,8 @@ import (
 )
 
 // A world's genre themes the whole page, in a real browser: the page background is the
-// theme's, and text inside its cards is the theme's ink, readable on a dark theme.
+// theme's, and text inside its cards is the theme's ink, readable on a dark theme. The
+// classic theme and the pages outside a world follow a dark system.
 func TestBrowserGenreThemesThePage(t *testing.T) {
 	ctx := browser(t)
 	s := apptest.Start(t)
@@ -34,5 +35,22 @@ func TestBrowserGenreThemesThePage(t *testing.T) {
 	do(t, ctx, chromedp.Navigate(s.URL+"/w/"+plain.Slug), chromedp.WaitVisible(chromedp.CSS(`#docs-title`)))
 	if bg := style("html", "backgroundColor"); bg != "rgb(247, 245, 240)" {
 		t.Errorf("classic page background %s, want rgb(247, 245, 240)", bg)
+	}
+
+	// A reader whose system is dark gets the classic theme and the pages outside a world dark;
+	// a world's own theme stays its own.
+	do(t, ctx, colorScheme("dark"))
+	for _, page := range []struct{ path, ready, bg string }{
+		{"/w/" + plain.Slug, `#docs-title`, "rgb(23, 22, 20)"},
+		{"/", `[data-testid="worlds"]`, "rgb(23, 22, 20)"},
+		{"/w/" + neon.Slug, `#docs-title`, "rgb(13, 11, 20)"},
+	} {
+		do(t, ctx, chromedp.Navigate(s.URL+page.path), chromedp.WaitVisible(chromedp.CSS(page.ready)))
+		if bg := style("html", "backgroundColor"); bg != page.bg {
+			t.Errorf("%s on a dark system: background %s, want %s", page.path, bg, page.bg)
+		}
+	}
+	if ink := style("main h2, main h1", "color"); ink != "rgb(241, 233, 255)" {
+		t.Errorf("a heading on the neon theme on a dark system: %s", ink)
 	}
 }
