@@ -3,6 +3,7 @@ package ops
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +84,20 @@ func BenchmarkApplyTool(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkEditLongSection types one character at the end of a section of ops.MaxSectionBody
+// characters: what every save of the web editor costs in a long chapter.
+func BenchmarkEditLongSection(b *testing.B) {
+	card := Empty("card").(*Card)
+	body := strings.Repeat("The tide came in over the sunken gate. ", MaxSectionBody/39)
+	card.Sections = []Section{{ID: "sec-a", Title: "A", Body: body}}
+	ops := []json.RawMessage{json.RawMessage(fmt.Sprintf(`{"op":"card.editSectionText","id":"sec-a","baseVersion":1,"splices":[{"pos":%d,"ins":"!"}]}`, len(body)))}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Apply(card, Request{Version: 1, Ops: ops}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

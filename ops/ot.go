@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -375,15 +374,13 @@ type concurrentEdit struct {
 // rest. Ascending splices convert in one pass; others by composing halves, in
 // O(k log k) for k splices.
 func fromSplices(splices []Splice, base *string) (textOp, error) {
-	var units []uint16
 	length := -1 // the current text's length, when known
+	var cur unitCursor
 	if base != nil {
-		units = utf16.Encode([]rune(*base))
-		length = len(units)
+		cur.s = *base
+		length = utf16Len(*base)
 	}
-	boundary := func(p int) bool {
-		return units == nil || p <= 0 || p >= len(units) || units[p] < 0xDC00 || units[p] > 0xDFFF
-	}
+	boundary := func(p int) bool { return base == nil || cur.boundary(p) }
 	op := make(textOp, 0, 3*len(splices))
 	opBase, opOut := 0, 0 // what op covers of the text it was made on, and of its result
 	ascending := true
@@ -521,6 +518,11 @@ func advance(s string, i, units int) (int, string) {
 		if i >= len(s) {
 			return i, "is past the end of the text"
 		}
+		if n := asciiRun(s[i:], units); n > 0 {
+			i += n
+			units -= n
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		w := 1
 		if r > 0xFFFF {
@@ -535,16 +537,78 @@ func advance(s string, i, units int) (int, string) {
 	return i, ""
 }
 
+// unitCursor walks a text by UTF-16 positions. It goes forward from where it last stopped
+// (the positions fromSplices checks mostly ascend) and starts again from the beginning for an
+// earlier one: the text is not converted to UTF-16, which cost every edit of a long section
+// a copy of it, twice.
+type unitCursor struct {
+	s            string
+	byteAt, unit int // the cursor is before s[byteAt:], unit UTF-16 units into s
+}
+
+// boundary reports whether position p does not fall inside a surrogate pair: p is at most 0,
+// at or past the end of the text, or between two characters.
+func (c *unitCursor) boundary(p int) bool {
+	if p < c.unit {
+		c.byteAt, c.unit = 0, 0
+	}
+	for c.unit < p && c.byteAt < len(c.s) {
+		if n := asciiRun(c.s[c.byteAt:], p-c.unit); n > 0 {
+			c.unit += n
+			c.byteAt += n
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(c.s[c.byteAt:])
+		w := 1
+		if r > 0xFFFF {
+			w = 2
+		}
+		if c.unit+w > p {
+			return false
+		}
+		c.unit += w
+		c.byteAt += size
+	}
+	return true
+}
+
 // utf16Len returns the length of s in UTF-16 code units.
 func utf16Len(s string) int {
 	n := 0
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if a := asciiRun(s[i:], len(s)); a > 0 {
+			n += a
+			i += a
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		n++
 		if r > 0xFFFF {
 			n++
 		}
+		i += size
 	}
 	return n
+}
+
+// asciiRun returns how many of the first max bytes of s are ASCII (one UTF-16 unit each),
+// eight at a time while it can: most text is, and decoding it rune by rune was most of the
+// cost of an edit to a long section.
+func asciiRun(s string, max int) int {
+	end := min(len(s), max)
+	i := 0
+	for i+8 <= end {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			break
+		}
+		i += 8
+	}
+	for i < end && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 // SectionSplices returns the changes an op as applied (an entry of Result.Applied or of the

@@ -686,3 +686,42 @@ func TestRebaseCostIsLinear(t *testing.T) {
 		}
 	}
 }
+
+// FuzzUnitCursor: a unitCursor says a position falls inside a surrogate pair exactly when
+// the text's UTF-16 form has a low surrogate there, for positions in any order; utf16Len and
+// advance agree with the UTF-16 form (their ASCII fast paths included).
+func FuzzUnitCursor(f *testing.F) {
+	f.Add("a😀b😀😀c", []byte{0, 1, 2, 3, 4, 9, 2, 7, 8, 30})
+	f.Add("", []byte{0, 1})
+	f.Add("\xff😀\xc3", []byte{1, 2, 3, 4, 0})
+	f.Add("The tide came in 😀 over the gate, é and 漢字 too.", []byte{8, 16, 17, 18, 19, 20, 40, 45, 47, 60})
+	f.Fuzz(func(t *testing.T, s string, positions []byte) {
+		units := utf16.Encode([]rune(s))
+		if n := utf16Len(s); n != len(units) {
+			t.Fatalf("%q: utf16Len %d, want %d", s, n, len(units))
+		}
+		cur := unitCursor{s: s}
+		for _, b := range positions {
+			p := int(b)
+			want := p <= 0 || p >= len(units) || units[p] < 0xDC00 || units[p] > 0xDFFF
+			if got := cur.boundary(p); got != want {
+				t.Fatalf("%q: boundary(%d) = %v, want %v", s, p, got, want)
+			}
+			// advance from the start agrees: it stops inside a pair or past the end, and
+			// otherwise at the byte where p units of the text end.
+			at, bad := advance(s, 0, p)
+			switch {
+			case p > len(units):
+				if bad == "" {
+					t.Fatalf("%q: advance(%d) past the end, no error", s, p)
+				}
+			case !want:
+				if bad == "" {
+					t.Fatalf("%q: advance(%d) inside a pair, no error", s, p)
+				}
+			case bad != "" || len(utf16.Encode([]rune(s[:at]))) != p:
+				t.Fatalf("%q: advance(%d) = %d %q", s, p, at, bad)
+			}
+		}
+	})
+}
