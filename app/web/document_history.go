@@ -85,11 +85,18 @@ func (w *Web) documentHistory(e *core.RequestEvent) error {
 		if len(g.Entries) > 1 {
 			from := store.ParseTime(oldest.Created)
 			row.From, row.To, row.FromDatetime = clockTime(from), clockTime(when), from.UTC().Format(time.RFC3339)
-			for _, it := range g.Entries {
+			entry := func(it store.HistoryEntry) views.HistoryItem {
 				at := store.ParseTime(it.Created)
-				row.Versions = append(row.Versions, views.HistoryItem{Version: it.Version,
-					When: at.UTC().Format("15:04:05"), Exact: exactTime(at), Datetime: at.UTC().Format(time.RFC3339),
-					Summary: it.Summary, Href: versionHref(it)})
+				return views.HistoryItem{Version: it.Version, When: at.UTC().Format("15:04:05"), Exact: exactTime(at),
+					Datetime: at.UTC().Format(time.RFC3339), Summary: it.Summary, Href: versionHref(it)}
+			}
+			row.Changes = len(g.Entries)
+			for _, it := range g.Entries[:min(len(g.Entries), historyRowList)] {
+				row.Versions = append(row.Versions, entry(it))
+			}
+			if len(g.Entries) > historyRowList {
+				first := entry(oldest)
+				row.First = &first
 			}
 		}
 		v.Items = append(v.Items, row)

@@ -25,6 +25,10 @@ const (
 	// historySummaryLines is how many of the different things a row's versions changed it
 	// names before "and N more".
 	historySummaryLines = 4
+	// historyRowList is how many of a row's versions it lists one by one, newest first, before
+	// "and N earlier, back to" its oldest: an afternoon's sitting is hundreds of versions, and
+	// the live history sends the list again at every new one.
+	historyRowList = 50
 )
 
 // historyGroup is one row of a document's history: versions made one after another by one

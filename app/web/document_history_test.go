@@ -202,6 +202,28 @@ func TestDocumentHistoryGroups(t *testing.T) {
 	if f.Find(`[data-testid="history-older"]`).Length() != 1 {
 		t.Fatal("the live list has no link to older versions")
 	}
+
+	// An afternoon's sitting: the row lists its 50 newest versions one by one, then how many
+	// more there are, back to its oldest.
+	for range 60 {
+		write(ann, "p1")
+	}
+	top := page(t, s, ab, base+"/history?fragment=1", http.StatusOK).Find(`[data-testid="history-item"]`).Eq(0)
+	changes := len(rows[0].versions) + 60
+	if got := top.Find(`[data-testid="history-group-toggle"]`).Text(); got != fmt.Sprintf("%d changes, one by one", changes) {
+		t.Fatalf("the long row's disclosure: %q", got)
+	}
+	if n := top.Find(`[data-testid="history-entry"]`).Length(); n != 50 {
+		t.Fatalf("the long row lists %d versions one by one, want 50", n)
+	}
+	earlier := top.Find(`[data-testid="history-earlier"]`)
+	oldest := rows[0].versions[len(rows[0].versions)-1]
+	if got := strings.Join(strings.Fields(earlier.Text()), " "); !strings.HasPrefix(got, fmt.Sprintf("and %d earlier, back to Version %s", changes-50, oldest)) {
+		t.Fatalf("after the listed versions: %q", got)
+	}
+	if href, _ := earlier.Find("a").Attr("href"); href != base+"/v/"+oldest {
+		t.Fatalf("the earliest version's link: %q", href)
+	}
 }
 
 // backdate says that versions 1, 2, … of a document were made at the times given (a test
