@@ -63,7 +63,7 @@ func TestCardOps(t *testing.T) {
 		{name: "setAliases empty alias", ops: []string{`{"op":"card.setAliases","aliases":["a",""]}`}, code: CodeInvalidField, field: "aliases[1]"},
 		{name: "setAliases alias too long", ops: []string{`{"op":"card.setAliases","aliases":["` + strings.Repeat("a", maxName+1) + `"]}`}, code: CodeInvalidField, field: "aliases[0]"},
 		{name: "setAliases too many", ops: []string{`{"op":"card.setAliases","aliases":["` + strings.Repeat(`a","`, maxAliases) + `b"]}`}, code: CodeInvalidField, field: "aliases"},
-		{name: "setAliases not strings", ops: []string{`{"op":"card.setAliases","aliases":[1]}`}, code: CodeInvalidField, field: "aliases"},
+		{name: "setAliases not strings", ops: []string{`{"op":"card.setAliases","aliases":[1]}`}, code: CodeInvalidField, field: "aliases[0]"},
 
 		{name: "setProperty replaces in place", data: adaCard, ops: []string{`{"op":"card.setProperty","key":"Born","value":"10 December 1815"}`},
 			want:    strings.Replace(adaCard, `"1815"`, `"10 December 1815"`, 1),
@@ -220,7 +220,11 @@ func TestEditSectionText(t *testing.T) {
 			return append(ops, edit(5, `[{"pos":0,"ins":"x"}]`))
 		}(), code: CodeInvalidField, field: "splices", opIndex: maxRequestSplices / maxSplices},
 		{name: "too many splices", data: adaCard, version: 5, ops: []string{edit(5, `[`+strings.Repeat(`{"pos":0},`, maxSplices)+`{"pos":0}]`)}, code: CodeInvalidField, field: "splices"},
-		{name: "unknown splice member", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"text":"x"}]`)}, code: CodeInvalidField, field: "text"},
+		{name: "unknown splice member", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"text":"x"}]`)}, code: CodeInvalidField, field: "splices[0].text"},
+		{name: "splice pos not a number", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0},{"pos":1},{"pos":"2"}]`)}, code: CodeInvalidField, field: "splices[2].pos"},
+		{name: "splice del not a number", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0},{"pos":1,"del":[1]}]`)}, code: CodeInvalidField, field: "splices[1].del"},
+		{name: "splice member twice", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0},{"pos":1,"pos":2}]`)}, code: CodeInvalidField, field: "splices[1].pos"},
+		{name: "splice member in capitals", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0},{"POS":1}]`)}, code: CodeInvalidField, field: "splices[1].POS"},
 		{name: "splices not an array", data: adaCard, version: 5, ops: []string{edit(5, `{"pos":0}`)}, code: CodeInvalidField, field: "splices"},
 		{name: "without splices", data: adaCard, version: 5, ops: []string{`{"op":"card.editSectionText","id":"sec-b","baseVersion":5}`}, code: CodeInvalidField, field: "splices"},
 		{name: "without baseVersion", data: adaCard, version: 5, ops: []string{`{"op":"card.editSectionText","id":"sec-b","splices":[]}`}, code: CodeInvalidField, field: "baseVersion"},

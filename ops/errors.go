@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,10 +29,9 @@ type Error struct {
 	Code    string
 	Message string
 	OpIndex int
+	// Field is where the bad value is in the op: a parameter ("label"), or a path into one
+	// with array indexes ("clips[0].id", "splices[2].pos").
 	Field   string
-	// Path is where the bad value is in the op, with array indexes ("clips[0].id"), when
-	// the decoder knows it; "" otherwise (Field says which member).
-	Path    string
 	Details map[string]any
 }
 
@@ -61,7 +61,8 @@ func (c *opCtx) params(dst any) error {
 // strictParams is params without the short cut: encoding/json decides, once CheckKeys has
 // refused duplicate members and names that differ from a parameter's only in case.
 func (c *opCtx) strictParams(dst any) error {
-	if field, problem := CheckKeys(c.raw, reflect.TypeOf(dst)); problem != "" {
+	t := reflect.TypeOf(dst)
+	if field, problem := CheckKeys(c.raw, t); problem != "" {
 		return fieldError(field, "%s: %s", c.name, problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(c.raw))
@@ -73,16 +74,15 @@ func (c *opCtx) strictParams(dst any) error {
 		var typeErr *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &typeErr):
-			field := typeErr.Field
-			if field == "" {
-				field = "op"
-			}
-			e := fieldError(field, "%s: %q must be %s, not %s", c.name, field, JSONKind(typeErr.Type.Kind().String()), typeErr.Value)
-			e.Path = PathAt(c.raw, typeErr.Offset)
-			return e
+			field := cmp.Or(TypeErrorPath(c.raw, typeErr), typeErr.Field, "op")
+			return fieldError(field, "%s: %q must be %s, not %s", c.name, field, JSONKind(typeErr.Type.Kind().String()), typeErr.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return fieldError(field, "%s has no parameter %q", c.name, field)
+			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			field, _ := unknownMember(c.raw, t)
+			if parent, nested := strings.CutSuffix(field, "."+name); nested {
+				return fieldError(field, "%s: %s has no member %q", c.name, parent, name)
+			}
+			return fieldError(name, "%s has no parameter %q", c.name, name)
 		default:
 			return fieldError("op", "%s: parameters are not valid JSON: %v", c.name, err)
 		}

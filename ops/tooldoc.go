@@ -153,6 +153,9 @@ func (t *ToolType) opNames() []string {
 
 // toolParams reads an op's members; allowed names the parameters besides "op".
 func (c *opCtx) toolParams(allowed ...string) (map[string]any, error) {
+	if field, problem := CheckKeys(c.raw, nil); problem != "" {
+		return nil, fieldError(field, "%s: %s", c.name, problem)
+	}
 	ms, ok := members(c.raw)
 	if !ok {
 		return nil, fieldError("op", "%s: the operation must be a JSON object without repeated members", c.name)
@@ -468,11 +471,13 @@ func (o *toolOp) text(c *opCtx, d *toolDoc) (any, error) {
 		holder, id = a[i].(map[string]any), itemID
 	}
 	var params struct {
+		opField
+		ID          json.RawMessage `json:"id"` // read above
 		BaseVersion *jsonNumber     `json:"baseVersion"`
 		Splices     *[]spliceParams `json:"splices"`
 	}
-	if err := json.Unmarshal(c.raw, &params); err != nil {
-		return nil, fieldError("splices", "%s: \"baseVersion\" must be a number and \"splices\" a list of {pos, del, ins}", c.name)
+	if err := c.params(&params); err != nil {
+		return nil, err
 	}
 	obj, k := parent(holder, o.path.field)
 	old, _ := obj[k].(string)

@@ -4,7 +4,6 @@
 package apierr
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,11 +81,11 @@ func From(err error) *Error {
 		if oe.Field != "" {
 			out.With("field", oe.Field)
 		}
-		if at := cmp.Or(oe.Path, oe.Field); at != "" {
-			if !strings.HasPrefix(at, "[") {
+		if oe.Field != "" {
+			if !strings.HasPrefix(oe.Field, "[") {
 				path += "."
 			}
-			path += at
+			path += oe.Field
 		}
 		// path is where the bad value is in the request body ({"ops": [...]}).
 		out.With("path", path)
