@@ -313,3 +313,21 @@ func TestCardPublicLeavesOutSecretSections(t *testing.T) {
 		t.Fatal("a card without secrets is its own public form")
 	}
 }
+
+// TestControlCharacterNamed: a refused control character is named as it was sent, though
+// line breaks are made line feeds before an op is read.
+func TestControlCharacterNamed(t *testing.T) {
+	for op, want := range map[string]string{
+		`{"op":"card.rename","name":"a\rb"}`:                   "U+000D",
+		`{"op":"card.rename","name":"a\u000Db"}`:               "U+000D",
+		`{"op":"card.rename","name":"a\r\nb"}`:                 "U+000D",
+		`{"op":"card.rename","name":"a\nb\rc"}`:                "U+000A",
+		`{"op":"card.rename","name":"a\u0007b"}`:               "U+0007",
+		`{"op":"card.setAliases","aliases":["ok","x","a\rb"]}`: "U+000D",
+	} {
+		_, err := Apply(Empty("card"), Request{Ops: raws([]string{op})})
+		if e, ok := err.(*Error); !ok || e.Code != CodeInvalidField || !strings.Contains(e.Message, "(found "+want+")") {
+			t.Errorf("%s: %v, want %s named", op, err, want)
+		}
+	}
+}

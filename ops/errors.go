@@ -221,6 +221,13 @@ func (c *opCtx) label(field, s string, min, max int) error {
 		return err
 	}
 	if r, bad := UnsafeRuneIn(s); bad && !c.replay {
+		if r == '\n' { // normalizeNewlines may have made it of a carriage return
+			if w, ok := stringAt(c.written, field); ok {
+				if wr, bad := UnsafeRuneIn(w); bad {
+					r = wr
+				}
+			}
+		}
 		return fieldError(field, "%q must not contain control or bidirectional formatting characters (found U+%04X)", field, r)
 	}
 	return nil

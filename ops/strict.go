@@ -288,7 +288,16 @@ func structMember(t reflect.Type, key string) (member reflect.Type, folded bool)
 // encoding/json reports the offset of a value of the wrong type: members by name, elements by
 // index ("clips[0].id"); "" for the whole value or an offset that ends no value.
 func PathAt(data []byte, offset int64) string {
-	return valuePath(data, func(_ json.Token, end int64, _ func() string) bool { return end >= offset })
+	return valuePath(data, func(_ json.Token, end int64, _ func(bool) string) bool { return end >= offset })
+}
+
+// stringAt returns the string at path in data, valid JSON (path as PathAt writes it).
+func stringAt(data []byte, path string) (s string, ok bool) {
+	valuePath(data, func(tok json.Token, _ int64, at func(bool) string) bool {
+		s, ok = tok.(string)
+		return ok && at(true) == path
+	})
+	return s, ok
 }
 
 // TypeErrorPath returns the path in data, valid JSON, of the value e is about, as PathAt
@@ -299,8 +308,8 @@ func TypeErrorPath(data []byte, e *json.UnmarshalTypeError) string {
 		return PathAt(data, e.Offset)
 	}
 	kind, _, _ := strings.Cut(e.Value, " ") // "number 1.5"
-	return valuePath(data, func(tok json.Token, _ int64, names func() string) bool {
-		return tokenKind(tok) == kind && names() == e.Field
+	return valuePath(data, func(tok json.Token, _ int64, at func(bool) string) bool {
+		return tokenKind(tok) == kind && at(false) == e.Field
 	})
 }
 
@@ -324,9 +333,9 @@ func tokenKind(tok json.Token) string {
 
 // valuePath walks data, valid JSON, and returns the path of the first value match accepts
 // ("" when it accepts none, or the whole value). match gets the value's token (its opening
-// delimiter for an object or array), the offset just past that token, and the value's member
-// names without indexes ("clips.id", as json.UnmarshalTypeError.Field names it).
-func valuePath(data []byte, match func(tok json.Token, end int64, names func() string) bool) string {
+// delimiter for an object or array), the offset just past that token, and its path: with
+// indexes, or its member names only ("clips.id", as json.UnmarshalTypeError.Field names it).
+func valuePath(data []byte, match func(tok json.Token, end int64, at func(indexes bool) string) bool) string {
 	type level struct {
 		object bool
 		key    string
@@ -349,7 +358,6 @@ func valuePath(data []byte, match func(tok json.Token, end int64, names func() s
 		}
 		return b.String()
 	}
-	names := func() string { return path(false) }
 	expectKey := false
 	for {
 		tok, err := dec.Token()
@@ -363,7 +371,7 @@ func valuePath(data []byte, match func(tok json.Token, end int64, names func() s
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
-			if match(tok, dec.InputOffset(), names) {
+			if match(tok, dec.InputOffset(), path) {
 				return path(true)
 			}
 			stack = append(stack, level{object: tok == json.Delim('{')})
@@ -372,7 +380,7 @@ func valuePath(data []byte, match func(tok json.Token, end int64, names func() s
 		case json.Delim('}'), json.Delim(']'):
 			stack = stack[:len(stack)-1]
 		default:
-			if match(tok, dec.InputOffset(), names) {
+			if match(tok, dec.InputOffset(), path) {
 				return path(true)
 			}
 		}

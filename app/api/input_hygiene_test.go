@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/loreweave/loreweave/app/apptest"
@@ -51,5 +52,11 @@ func TestInputHygiene(t *testing.T) {
 				t.Fatalf("%s", res.Body)
 			}
 		})
+	}
+
+	// A carriage return is named as such, though ops make line breaks line feeds first.
+	res := s.Post(ann.Key, content, `{"ops": [{"op": "timeline.addEvent", "label": "a\rb", "dateMs": 1}]}`)
+	if msg, _ := res.Map(t)["error"].(map[string]any)["message"].(string); res.Status != 422 || !strings.Contains(msg, "U+000D") {
+		t.Errorf("carriage return in a label: %d %s", res.Status, res.Body)
 	}
 }
