@@ -25,6 +25,7 @@ import (
 	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/app/web"
 	"github.com/loreweave/loreweave/app/webhooks"
+	"github.com/loreweave/loreweave/ops"
 
 	_ "github.com/loreweave/loreweave/pb_migrations" // collections
 )
@@ -150,7 +151,7 @@ func emptySegments(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Path; strings.HasPrefix(p, "/api/") && strings.Contains(p, "//") {
 			apierr.Write(w, r, nil, apierr.New(http.StatusNotFound, "not_found",
-				"no such endpoint: %s %s has an empty path segment (an unset variable?)", r.Method, p))
+				"no such endpoint: %s %s has an empty path segment (an unset variable?)", ops.Echo(r.Method), ops.Echo(p)))
 			return
 		}
 		next.ServeHTTP(w, r)

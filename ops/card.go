@@ -206,7 +206,7 @@ func cardSetAliases(c *opCtx, doc Document) (any, error) {
 			return nil, err
 		}
 		if slices.Contains(aliases[:i], a) {
-			return nil, fieldError(field, "the alias %q appears twice", a)
+			return nil, fieldError(field, "the alias %q appears twice", Echo(a))
 		}
 	}
 	card.Aliases = append(make([]string, 0, len(aliases)), aliases...)

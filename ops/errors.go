@@ -40,6 +40,23 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("op %d: %s: %s", e.OpIndex, e.Code, e.Message)
 }
 
+// MaxEcho is how many characters of a value an error message repeats.
+const MaxEcho = 64
+
+// Echo returns s as an error repeats a value the client sent (a name, an id, a member):
+// its first MaxEcho characters, then "…" when there are more, so that a 100 KB value does not
+// come back whole in every error about it.
+func Echo(s string) string {
+	n := 0
+	for i := range s {
+		if n == MaxEcho {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
 func fieldError(field, format string, args ...any) *Error {
 	return &Error{Code: CodeInvalidField, Field: field, Message: fmt.Sprintf(format, args...)}
 }
@@ -77,7 +94,7 @@ func (c *opCtx) strictParams(dst any) error {
 			field := cmp.Or(TypeErrorPath(c.raw, typeErr), typeErr.Field, "op")
 			return fieldError(field, "%s: %q must be %s, not %s", c.name, field, JSONKind(typeErr.Type.Kind().String()), typeErr.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			name := Echo(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`))
 			field, _ := unknownMember(c.raw, t)
 			if parent, nested := strings.CutSuffix(field, "."+name); nested {
 				return fieldError(field, "%s: %s has no member %q", c.name, parent, name)
@@ -141,7 +158,7 @@ func integer(field string, n jsonNumber) (int64, error) {
 		return 0, fieldError(field, "%q must be a number", field)
 	}
 	if f != float64(int64(f)) || f > maxSafeInteger || f < -maxSafeInteger {
-		return 0, fieldError(field, "%q must be a whole number between -(2^53-1) and 2^53-1, got %s", field, n)
+		return 0, fieldError(field, "%q must be a whole number between -(2^53-1) and 2^53-1, got %s", field, Echo(string(n)))
 	}
 	return int64(f), nil
 }
@@ -161,14 +178,14 @@ func dateMs(field string, n jsonNumber) (int64, error) {
 	if err != nil {
 		// 1e3, 5.0 and the like: whole numbers written otherwise, within the safe range.
 		if v, err = integer(field, n); err != nil {
-			return 0, fieldError(field, "%q must be a whole number of milliseconds from -%d to %d, got %s", field, int64(MaxDateMs), int64(MaxDateMs), n)
+			return 0, fieldError(field, "%q must be a whole number of milliseconds from -%d to %d, got %s", field, int64(MaxDateMs), int64(MaxDateMs), Echo(string(n)))
 		}
 	}
 	switch {
 	case v > MaxDateMs || v < -MaxDateMs:
-		return 0, fieldError(field, "%q must lie within %d ms (100 billion days, about 273 million years) of 1970, got %s", field, int64(MaxDateMs), n)
+		return 0, fieldError(field, "%q must lie within %d ms (100 billion days, about 273 million years) of 1970, got %s", field, int64(MaxDateMs), Echo(string(n)))
 	case (v > maxSafeInteger || v < -maxSafeInteger) && v%DayMs != 0:
-		return 0, fieldError(field, "%q beyond ±(2^53−1) ms (before 283,458 BCE or after 287,396 CE) must be a whole day, a multiple of 86400000, so that every client reads it exactly; got %s", field, n)
+		return 0, fieldError(field, "%q beyond ±(2^53−1) ms (before 283,458 BCE or after 287,396 CE) must be a whole day, a multiple of 86400000, so that every client reads it exactly; got %s", field, Echo(string(n)))
 	}
 	return v, nil
 }
@@ -248,9 +265,9 @@ func notFound(kind, id string) error {
 func notFoundBy(kind, field, id string) error {
 	return &Error{
 		Code:    CodeNotFoundInDocument,
-		Message: fmt.Sprintf("no %s with %s %q in this document", kind, field, id),
+		Message: fmt.Sprintf("no %s with %s %q in this document", kind, field, Echo(id)),
 		Field:   field,
-		Details: map[string]any{"id": id},
+		Details: map[string]any{"id": Echo(id)},
 	}
 }
 

@@ -309,7 +309,7 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 			}
 			return Result{}, &Error{
 				Code:    CodeUnsupportedOperation,
-				Message: fmt.Sprintf("%s documents do not support the operation %q; supported: %s", doc.Type(), name, listOrNone(supported)),
+				Message: fmt.Sprintf("%s documents do not support the operation %q; supported: %s", doc.Type(), Echo(name), listOrNone(supported)),
 				OpIndex: i,
 				Details: map[string]any{"supported": supported, "documentType": doc.Type()},
 			}

@@ -187,7 +187,7 @@ func (k *keyChecker) value(t reflect.Type) (field, problem string) {
 				}
 			}
 			if many[string(key)] || many == nil && slices.ContainsFunc(seen, func(s []byte) bool { return bytes.Equal(s, key) }) {
-				return string(key), fmt.Sprintf("the member %q appears twice in one object", key)
+				return Echo(string(key)), fmt.Sprintf("the member %q appears twice in one object", Echo(string(key)))
 			}
 			if many != nil {
 				many[string(key)] = true
@@ -203,15 +203,15 @@ func (k *keyChecker) value(t reflect.Type) (field, problem string) {
 					var folded bool
 					member, folded = structMember(t, string(key))
 					if folded {
-						return string(key), fmt.Sprintf("unknown member %q (member names are case-sensitive)", key)
+						return Echo(string(key)), fmt.Sprintf("unknown member %q (member names are case-sensitive)", Echo(string(key)))
 					}
 					if member == nil && k.unknown {
-						return string(key), fmt.Sprintf("unknown member %q", key)
+						return Echo(string(key)), fmt.Sprintf("unknown member %q", Echo(string(key)))
 					}
 				}
 			}
 			if f, p := k.value(member); p != "" {
-				return memberPath(string(key), f), p
+				return memberPath(Echo(string(key)), f), p
 			}
 			if k.next() != ',' {
 				break

@@ -169,7 +169,7 @@ func (c *opCtx) toolParams(allowed ...string) (map[string]any, error) {
 			if c.replay {
 				continue
 			}
-			return nil, fieldError(m.key, "%s has no parameter %q; its parameters: %s", c.name, m.key, listOrNone(allowed))
+			return nil, fieldError(Echo(m.key), "%s has no parameter %q; its parameters: %s", c.name, Echo(m.key), listOrNone(allowed))
 		}
 		out[m.key] = decodeAny(m.value)
 	}
@@ -331,7 +331,7 @@ func (o *toolOp) append(c *opCtx, d *toolDoc) (any, error) {
 	}
 	id := c.newID(o.idPrefix + "-")
 	if itemIndex(a, id) >= 0 {
-		return nil, fieldError("id", "%s: the id %q is already taken", c.name, id)
+		return nil, fieldError("id", "%s: the id %q is already taken", c.name, Echo(id))
 	}
 	item["id"] = id
 	obj[key] = append(a, item)

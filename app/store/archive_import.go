@@ -54,9 +54,16 @@ type archiveProblems struct {
 	total int
 }
 
+// add notes a problem of file; the values it repeats from the archive are cut short
+// (ops.Echo).
 func (p *archiveProblems) add(file, format string, args ...any) {
 	p.total++
 	if len(p.list) < MaxArchiveProblems {
+		for i, a := range args {
+			if s, ok := a.(string); ok {
+				args[i] = ops.Echo(s)
+			}
+		}
 		p.list = append(p.list, ArchiveProblem{Path: file, Message: fmt.Sprintf(format, args...)})
 	}
 }
