@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/loreweave/loreweave/ops"
@@ -50,6 +51,20 @@ func Field(field, format string, args ...any) *Error {
 // are deliberately indistinguishable.
 func NotFound(what string) *Error {
 	return New(http.StatusNotFound, "not_found", "%s not found", what)
+}
+
+// NothingToChange is the 400 for a change (a PATCH) whose body names nothing to change;
+// fields are the members it may send.
+func NothingToChange(fields ...string) *Error {
+	quoted := make([]string, len(fields))
+	for i, f := range fields {
+		quoted[i] = strconv.Quote(f)
+	}
+	list := quoted[len(quoted)-1]
+	if len(quoted) > 1 {
+		list = strings.Join(quoted[:len(quoted)-1], ", ") + " and/or " + list
+	}
+	return New(http.StatusBadRequest, "nothing_to_change", "send %s to change", list).With("fields", fields)
 }
 
 // Forbidden is the 403 for a member whose role does not allow the action.
