@@ -481,6 +481,11 @@ func (c *opCtx) editText(key, text string, baseVersion *jsonNumber, raw *[]splic
 	if err != nil {
 		return "", nil, err
 	}
+	if len(*raw) == 0 && !c.replay {
+		// As an update op that sets nothing is refused (atLeastOne): it would make a version
+		// that changes nothing.
+		return "", nil, fieldError("splices", "%s needs at least one splice in %q", c.name, "splices")
+	}
 	var edit textOp
 	if len(changes) == 0 {
 		// Made on the current text: every splice is checked against it, by index.

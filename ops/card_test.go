@@ -182,7 +182,8 @@ func TestEditSectionText(t *testing.T) {
 			applied: []string{edit(5, `[{"pos":0,"del":0,"ins":"a\nb\nc\n"}]`)}},
 		{name: "defaults: del 0, ins empty", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"del":6},{"pos":0,"ins":"Her "}]`)},
 			want: adaWith("Her 😀.")},
-		{name: "no splices", data: adaCard, version: 5, ops: []string{edit(5, `[]`)}, want: adaCard, applied: []string{edit(5, `[]`)}},
+		// Like an update that sets nothing: it would make a version that changes nothing.
+		{name: "no splices", data: adaCard, version: 5, ops: []string{edit(5, `[]`)}, code: CodeInvalidField, field: "splices"},
 		{name: "rebased over a concurrent edit", data: adaWith("Hi Notes 😀."), version: 5, env: concurrent,
 			ops:     []string{edit(3, `[{"pos":5,"del":0,"ins":"!"}]`)},
 			want:    adaWith("Hi Notes! 😀."),
@@ -240,7 +241,7 @@ func TestEditSectionText(t *testing.T) {
 		{name: "history unreadable", data: adaCard, version: 5, env: Env{History: func(int64) ([]Batch, error) {
 			return []Batch{{Version: 5, Ops: raws([]string{`{"op":`})}}, nil
 		}}, ops: []string{edit(4, `[]`)}, code: CodeStaleBaseVersion, field: "baseVersion"},
-		{name: "baseVersion just within reach", data: adaCard, version: MaxRebase + 1, env: longHistory, ops: []string{edit(1, `[]`)},
+		{name: "baseVersion just within reach", data: adaCard, version: MaxRebase + 1, env: longHistory, ops: []string{edit(1, `[{"pos":0}]`)},
 			want: adaCard, applied: []string{edit(MaxRebase+1, `[]`)}},
 		{name: "baseVersion too far behind", data: adaCard, version: MaxRebase + 1, env: longHistory, ops: []string{edit(0, `[]`)}, code: CodeStaleBaseVersion, field: "baseVersion"},
 	})
@@ -256,7 +257,8 @@ func TestHistoryIsReadOncePerRequest(t *testing.T) {
 	reads := 0
 	read := env.History
 	env.History = func(since int64) ([]Batch, error) { reads++; return read(since) }
-	ops := []string{edit(3, `[]`), edit(3, `[]`), edit(4, `[]`), edit(3, `[]`), edit(2, `[]`), edit(4, `[]`)}
+	none := `[{"pos":0}]`
+	ops := []string{edit(3, none), edit(3, none), edit(4, none), edit(3, none), edit(2, none), edit(4, none)}
 	if _, err := Apply(doc, Request{Version: 5, Ops: raws(ops), Env: env}); err != nil {
 		t.Fatal(err)
 	}

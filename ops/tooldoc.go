@@ -684,7 +684,7 @@ func (o *toolOp) paramsSchema() map[string]any {
 			props["id"], req = idSchema, append(req, "id")
 		}
 		props["baseVersion"] = map[string]any{"type": "integer", "minimum": 0, "description": "The document version the splices were made on."}
-		props["splices"] = map[string]any{"type": "array", "maxItems": maxSplices, "items": map[string]any{
+		props["splices"] = map[string]any{"type": "array", "minItems": 1, "maxItems": maxSplices, "items": map[string]any{
 			"type": "object", "additionalProperties": false, "required": []string{"pos"},
 			"properties": map[string]any{
 				"pos": map[string]any{"type": "integer", "minimum": 0},

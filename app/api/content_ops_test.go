@@ -256,3 +256,22 @@ func fieldIs(field string) func(t *testing.T, e map[string]any) {
 		}
 	}
 }
+
+// TestEmptyTextEditIsRefused: a text edit without splices is refused, as an update that sets
+// nothing is, instead of making a version that changes nothing.
+func TestEmptyTextEditIsRefused(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	path := "/api/v1/worlds/" + w + "/documents/" + s.Document(ann, w, "Ada", "card")
+	var r opsResult
+	s.Must(s.Post(ann.Key, path+"/content", ops(map[string]any{"op": "card.addSection", "title": "Life", "body": "Born."})), http.StatusOK).JSON(t, &r)
+	res := s.Post(ann.Key, path+"/content", ops(map[string]any{"op": "card.editSectionText", "id": r.Created[0].ID, "baseVersion": 1, "splices": []any{}}))
+	if e, _ := res.Map(t)["error"].(map[string]any); res.Status != 422 || e["field"] != "splices" || e["path"] != "ops[0].splices" {
+		t.Fatalf("empty splices: %d %s", res.Status, res.Body)
+	}
+	var d docRead
+	if s.Must(s.Get(ann.Key, path), http.StatusOK).JSON(t, &d); d.Version != 1 {
+		t.Fatalf("version %d after a refused edit, want 1", d.Version)
+	}
+}
