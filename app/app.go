@@ -25,6 +25,7 @@ import (
 	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/app/web"
 	"github.com/loreweave/loreweave/app/webhooks"
+	"github.com/loreweave/loreweave/ops"
 
 	_ "github.com/loreweave/loreweave/pb_migrations" // collections
 )
@@ -118,7 +119,7 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 		if err := se.Next(); err != nil { // builds the handler; the server starts serving after
 			return err
 		}
-		se.Server.Handler = emptySegments(se.Server.Handler)
+		se.Server.Handler = oddSegments(se.Server.Handler)
 		return nil
 	})
 	// Stream clients are told to reconnect before PocketBase's graceful shutdown (priority
@@ -142,19 +143,41 @@ func Setup(pb core.App, cfg config.Config) *Loreweave {
 	return lw
 }
 
-// emptySegments answers an API path with an empty segment ("/api/v1/worlds//export", a
-// script's unset variable) 404 in the API's error shape; Go's router would redirect it to
-// another endpoint ("/api/v1/worlds/export"), and a client that follows redirects would
-// take that endpoint's answer for the one it asked for.
-func emptySegments(next http.Handler) http.Handler {
+// oddSegments answers an API path with an empty segment ("/api/v1/worlds//export", a
+// script's unset variable) or a dot segment ("/api/v1/./worlds", "/api/v1/x/../worlds") 404
+// in the API's error shape, with the headers of the API's other answers; Go's router would
+// redirect it to another endpoint ("/api/v1/worlds/export"), and a client that follows
+// redirects would take that endpoint's answer for the one it asked for.
+func oddSegments(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.Path; strings.HasPrefix(p, "/api/") && strings.Contains(p, "//") {
-			apierr.Write(w, r, nil, apierr.New(http.StatusNotFound, "not_found",
-				"no such endpoint: %s %s has an empty path segment (an unset variable?)", r.Method, p))
+		p := r.URL.Path
+		if !strings.HasPrefix(p, "/api/") || !strings.Contains(p, "//") && !hasDotSegment(p) {
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		// What PocketBase's security headers and CORS middlewares (its defaults, which the
+		// API keeps) add to every answer; this one is written before they run.
+		h := w.Header()
+		h.Set("X-XSS-Protection", "1; mode=block")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "SAMEORIGIN")
+		h.Add("Vary", "Origin")
+		if r.Header.Get("Origin") != "" {
+			h.Set("Access-Control-Allow-Origin", "*")
+		}
+		apierr.Write(w, r, nil, apierr.New(http.StatusNotFound, "not_found",
+			"no such endpoint: %s %s has an empty or dot path segment (an unset variable?)", ops.Echo(r.Method), ops.Echo(p)))
 	})
+}
+
+// hasDotSegment reports whether path has a "." or ".." segment.
+func hasDotSegment(path string) bool {
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 const searchDir = "search.bleve"

@@ -165,7 +165,7 @@ func animatorSetClips(c *opCtx, doc Document) (any, error) {
 			return nil, err
 		}
 		if seen[clip.ID] {
-			return nil, fieldError(field, "clip id %q appears twice", clip.ID)
+			return nil, fieldError(field, "clip id %q appears twice", Echo(clip.ID))
 		}
 		seen[clip.ID] = true
 	}
@@ -198,7 +198,7 @@ func animatorSetActiveClip(c *opCtx, doc Document) (any, error) {
 	}
 	ids := a.clipIDs()
 	if !slices.Contains(ids, *p.ClipID) {
-		msg := fmt.Sprintf("the animator has no clip %q", *p.ClipID)
+		msg := fmt.Sprintf("the animator has no clip %q", Echo(*p.ClipID))
 		if len(ids) == 0 {
 			msg += "; it has no clips yet (set them with animator.setClips)"
 		} else {

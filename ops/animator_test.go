@@ -41,6 +41,12 @@ func TestAnimatorOps(t *testing.T) {
 		{name: "setClips empty id", ops: []string{`{"op":"animator.setClips","clips":[{"id":""}]}`}, code: CodeInvalidField, field: "clips[0].id"},
 		{name: "setClips too many", ops: []string{`{"op":"animator.setClips","clips":[` + strings.Join(tooMany, ",") + `]}`}, code: CodeInvalidField, field: "clips"},
 		{name: "setClips not an array", ops: []string{`{"op":"animator.setClips","clips":"walk"}`}, code: CodeInvalidField, field: "clips"},
+		// A fault inside a clip names the clip: its index, then the member.
+		{name: "setClips unknown clip member", ops: []string{`{"op":"animator.setClips","clips":[{"id":"a"},{"id":"b","extra":1}]}`}, code: CodeInvalidField, field: "clips[1].extra"},
+		{name: "setClips clip member twice", ops: []string{`{"op":"animator.setClips","clips":[{"id":"a"},{"id":"b","id":"c"}]}`}, code: CodeInvalidField, field: "clips[1].id"},
+		{name: "setClips clip member in capitals", ops: []string{`{"op":"animator.setClips","clips":[{"id":"a"},{"ID":"b"}]}`}, code: CodeInvalidField, field: "clips[1].ID"},
+		{name: "setClips clip id not a string", ops: []string{`{"op":"animator.setClips","clips":[{"id":"a"},{"id":5}]}`}, code: CodeInvalidField, field: "clips[1].id"},
+		{name: "setModel member twice", ops: []string{`{"op":"animator.setModel","url":"/a.glb","url":"/b.glb"}`}, code: CodeInvalidField, field: "url"},
 
 		{name: "setActiveClip", data: walking, ops: []string{`{"op":"animator.setActiveClip","clipId":"idle"}`},
 			want:    `{"model":{"url":"/hero.glb","name":"Hero"},"clips":[{"id":"idle"},{"id":"walk"}],"activeClipId":"idle"}`,

@@ -206,7 +206,7 @@ func cardSetAliases(c *opCtx, doc Document) (any, error) {
 			return nil, err
 		}
 		if slices.Contains(aliases[:i], a) {
-			return nil, fieldError(field, "the alias %q appears twice", a)
+			return nil, fieldError(field, "the alias %q appears twice", Echo(a))
 		}
 	}
 	card.Aliases = append(make([]string, 0, len(aliases)), aliases...)
@@ -480,6 +480,11 @@ func (c *opCtx) editText(key, text string, baseVersion *jsonNumber, raw *[]splic
 	changes, err := c.textChangesSince(base, key)
 	if err != nil {
 		return "", nil, err
+	}
+	if len(*raw) == 0 && !c.replay {
+		// As an update op that sets nothing is refused (atLeastOne): it would make a version
+		// that changes nothing.
+		return "", nil, fieldError("splices", "%s needs at least one splice in %q", c.name, "splices")
 	}
 	var edit textOp
 	if len(changes) == 0 {

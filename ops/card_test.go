@@ -63,7 +63,7 @@ func TestCardOps(t *testing.T) {
 		{name: "setAliases empty alias", ops: []string{`{"op":"card.setAliases","aliases":["a",""]}`}, code: CodeInvalidField, field: "aliases[1]"},
 		{name: "setAliases alias too long", ops: []string{`{"op":"card.setAliases","aliases":["` + strings.Repeat("a", maxName+1) + `"]}`}, code: CodeInvalidField, field: "aliases[0]"},
 		{name: "setAliases too many", ops: []string{`{"op":"card.setAliases","aliases":["` + strings.Repeat(`a","`, maxAliases) + `b"]}`}, code: CodeInvalidField, field: "aliases"},
-		{name: "setAliases not strings", ops: []string{`{"op":"card.setAliases","aliases":[1]}`}, code: CodeInvalidField, field: "aliases"},
+		{name: "setAliases not strings", ops: []string{`{"op":"card.setAliases","aliases":[1]}`}, code: CodeInvalidField, field: "aliases[0]"},
 
 		{name: "setProperty replaces in place", data: adaCard, ops: []string{`{"op":"card.setProperty","key":"Born","value":"10 December 1815"}`},
 			want:    strings.Replace(adaCard, `"1815"`, `"10 December 1815"`, 1),
@@ -182,7 +182,8 @@ func TestEditSectionText(t *testing.T) {
 			applied: []string{edit(5, `[{"pos":0,"del":0,"ins":"a\nb\nc\n"}]`)}},
 		{name: "defaults: del 0, ins empty", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"del":6},{"pos":0,"ins":"Her "}]`)},
 			want: adaWith("Her 😀.")},
-		{name: "no splices", data: adaCard, version: 5, ops: []string{edit(5, `[]`)}, want: adaCard, applied: []string{edit(5, `[]`)}},
+		// Like an update that sets nothing: it would make a version that changes nothing.
+		{name: "no splices", data: adaCard, version: 5, ops: []string{edit(5, `[]`)}, code: CodeInvalidField, field: "splices"},
 		{name: "rebased over a concurrent edit", data: adaWith("Hi Notes 😀."), version: 5, env: concurrent,
 			ops:     []string{edit(3, `[{"pos":5,"del":0,"ins":"!"}]`)},
 			want:    adaWith("Hi Notes! 😀."),
@@ -220,7 +221,11 @@ func TestEditSectionText(t *testing.T) {
 			return append(ops, edit(5, `[{"pos":0,"ins":"x"}]`))
 		}(), code: CodeInvalidField, field: "splices", opIndex: maxRequestSplices / maxSplices},
 		{name: "too many splices", data: adaCard, version: 5, ops: []string{edit(5, `[`+strings.Repeat(`{"pos":0},`, maxSplices)+`{"pos":0}]`)}, code: CodeInvalidField, field: "splices"},
-		{name: "unknown splice member", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"text":"x"}]`)}, code: CodeInvalidField, field: "text"},
+		{name: "unknown splice member", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0,"text":"x"}]`)}, code: CodeInvalidField, field: "splices[0].text"},
+		{name: "splice pos not a number", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0},{"pos":1},{"pos":"2"}]`)}, code: CodeInvalidField, field: "splices[2].pos"},
+		{name: "splice del not a number", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0},{"pos":1,"del":[1]}]`)}, code: CodeInvalidField, field: "splices[1].del"},
+		{name: "splice member twice", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0},{"pos":1,"pos":2}]`)}, code: CodeInvalidField, field: "splices[1].pos"},
+		{name: "splice member in capitals", data: adaCard, version: 5, ops: []string{edit(5, `[{"pos":0},{"POS":1}]`)}, code: CodeInvalidField, field: "splices[1].POS"},
 		{name: "splices not an array", data: adaCard, version: 5, ops: []string{edit(5, `{"pos":0}`)}, code: CodeInvalidField, field: "splices"},
 		{name: "without splices", data: adaCard, version: 5, ops: []string{`{"op":"card.editSectionText","id":"sec-b","baseVersion":5}`}, code: CodeInvalidField, field: "splices"},
 		{name: "without baseVersion", data: adaCard, version: 5, ops: []string{`{"op":"card.editSectionText","id":"sec-b","splices":[]}`}, code: CodeInvalidField, field: "baseVersion"},
@@ -236,7 +241,7 @@ func TestEditSectionText(t *testing.T) {
 		{name: "history unreadable", data: adaCard, version: 5, env: Env{History: func(int64) ([]Batch, error) {
 			return []Batch{{Version: 5, Ops: raws([]string{`{"op":`})}}, nil
 		}}, ops: []string{edit(4, `[]`)}, code: CodeStaleBaseVersion, field: "baseVersion"},
-		{name: "baseVersion just within reach", data: adaCard, version: MaxRebase + 1, env: longHistory, ops: []string{edit(1, `[]`)},
+		{name: "baseVersion just within reach", data: adaCard, version: MaxRebase + 1, env: longHistory, ops: []string{edit(1, `[{"pos":0}]`)},
 			want: adaCard, applied: []string{edit(MaxRebase+1, `[]`)}},
 		{name: "baseVersion too far behind", data: adaCard, version: MaxRebase + 1, env: longHistory, ops: []string{edit(0, `[]`)}, code: CodeStaleBaseVersion, field: "baseVersion"},
 	})
@@ -252,7 +257,8 @@ func TestHistoryIsReadOncePerRequest(t *testing.T) {
 	reads := 0
 	read := env.History
 	env.History = func(since int64) ([]Batch, error) { reads++; return read(since) }
-	ops := []string{edit(3, `[]`), edit(3, `[]`), edit(4, `[]`), edit(3, `[]`), edit(2, `[]`), edit(4, `[]`)}
+	none := `[{"pos":0}]`
+	ops := []string{edit(3, none), edit(3, none), edit(4, none), edit(3, none), edit(2, none), edit(4, none)}
 	if _, err := Apply(doc, Request{Version: 5, Ops: raws(ops), Env: env}); err != nil {
 		t.Fatal(err)
 	}
@@ -307,5 +313,23 @@ func TestCardPublicLeavesOutSecretSections(t *testing.T) {
 	}
 	if HasSecrets(pub) || Public(pub) != pub {
 		t.Fatal("a card without secrets is its own public form")
+	}
+}
+
+// TestControlCharacterNamed: a refused control character is named as it was sent, though
+// line breaks are made line feeds before an op is read.
+func TestControlCharacterNamed(t *testing.T) {
+	for op, want := range map[string]string{
+		`{"op":"card.rename","name":"a\rb"}`:                   "U+000D",
+		`{"op":"card.rename","name":"a\u000Db"}`:               "U+000D",
+		`{"op":"card.rename","name":"a\r\nb"}`:                 "U+000D",
+		`{"op":"card.rename","name":"a\nb\rc"}`:                "U+000A",
+		`{"op":"card.rename","name":"a\u0007b"}`:               "U+0007",
+		`{"op":"card.setAliases","aliases":["ok","x","a\rb"]}`: "U+000D",
+	} {
+		_, err := Apply(Empty("card"), Request{Ops: raws([]string{op})})
+		if e, ok := err.(*Error); !ok || e.Code != CodeInvalidField || !strings.Contains(e.Message, "(found "+want+")") {
+			t.Errorf("%s: %v, want %s named", op, err, want)
+		}
 	}
 }

@@ -91,7 +91,7 @@ func Catalog() []OpSpec {
 			param("baseVersion", "integer", true, "The document version the splices were made on."),
 			{
 				Name: "splices", Type: "array", Required: true,
-				Description: fmt.Sprintf("At most %d splices (and %d in one request), applied in order, each to the text the previous one left. Positions are UTF-16 code units.", maxSplices, maxRequestSplices),
+				Description: fmt.Sprintf("At least one and at most %d splices (and %d in one request), applied in order, each to the text the previous one left. Positions are UTF-16 code units.", maxSplices, maxRequestSplices),
 				Items: &ParamSpec{Type: "object", Description: "Delete del units at pos, then insert ins at pos.", Fields: []ParamSpec{
 					param("pos", "integer", true, "Position in UTF-16 code units; never inside a surrogate pair."),
 					param("del", "integer", false, "Number of UTF-16 code units to delete; default 0."),

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,16 +29,32 @@ type Error struct {
 	Code    string
 	Message string
 	OpIndex int
+	// Field is where the bad value is in the op: a parameter ("label"), or a path into one
+	// with array indexes ("clips[0].id", "splices[2].pos").
 	Field   string
-	// Path is where the bad value is in the op, with array indexes ("clips[0].id"), when
-	// the decoder knows it; "" otherwise (Field says which member).
-	Path    string
 	Details map[string]any
 }
 
 // Error implements error: the op index, the code and the message.
 func (e *Error) Error() string {
 	return fmt.Sprintf("op %d: %s: %s", e.OpIndex, e.Code, e.Message)
+}
+
+// MaxEcho is how many characters of a value an error message repeats.
+const MaxEcho = 64
+
+// Echo returns s as an error repeats a value the client sent (a name, an id, a member):
+// its first MaxEcho characters, then "…" when there are more, so that a 100 KB value does not
+// come back whole in every error about it.
+func Echo(s string) string {
+	n := 0
+	for i := range s {
+		if n == MaxEcho {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 func fieldError(field, format string, args ...any) *Error {
@@ -61,7 +78,8 @@ func (c *opCtx) params(dst any) error {
 // strictParams is params without the short cut: encoding/json decides, once CheckKeys has
 // refused duplicate members and names that differ from a parameter's only in case.
 func (c *opCtx) strictParams(dst any) error {
-	if field, problem := CheckKeys(c.raw, reflect.TypeOf(dst)); problem != "" {
+	t := reflect.TypeOf(dst)
+	if field, problem := CheckKeys(c.raw, t); problem != "" {
 		return fieldError(field, "%s: %s", c.name, problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(c.raw))
@@ -73,16 +91,15 @@ func (c *opCtx) strictParams(dst any) error {
 		var typeErr *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &typeErr):
-			field := typeErr.Field
-			if field == "" {
-				field = "op"
-			}
-			e := fieldError(field, "%s: %q must be %s, not %s", c.name, field, JSONKind(typeErr.Type.Kind().String()), typeErr.Value)
-			e.Path = PathAt(c.raw, typeErr.Offset)
-			return e
+			field := cmp.Or(TypeErrorPath(c.raw, typeErr), typeErr.Field, "op")
+			return fieldError(field, "%s: %q must be %s, not %s", c.name, field, JSONKind(typeErr.Type.Kind().String()), typeErr.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return fieldError(field, "%s has no parameter %q", c.name, field)
+			name := Echo(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`))
+			field, _ := unknownMember(c.raw, t)
+			if parent, nested := strings.CutSuffix(field, "."+name); nested {
+				return fieldError(field, "%s: %s has no member %q", c.name, parent, name)
+			}
+			return fieldError(name, "%s has no parameter %q", c.name, name)
 		default:
 			return fieldError("op", "%s: parameters are not valid JSON: %v", c.name, err)
 		}
@@ -141,7 +158,7 @@ func integer(field string, n jsonNumber) (int64, error) {
 		return 0, fieldError(field, "%q must be a number", field)
 	}
 	if f != float64(int64(f)) || f > maxSafeInteger || f < -maxSafeInteger {
-		return 0, fieldError(field, "%q must be a whole number between -(2^53-1) and 2^53-1, got %s", field, n)
+		return 0, fieldError(field, "%q must be a whole number between -(2^53-1) and 2^53-1, got %s", field, Echo(string(n)))
 	}
 	return int64(f), nil
 }
@@ -161,14 +178,14 @@ func dateMs(field string, n jsonNumber) (int64, error) {
 	if err != nil {
 		// 1e3, 5.0 and the like: whole numbers written otherwise, within the safe range.
 		if v, err = integer(field, n); err != nil {
-			return 0, fieldError(field, "%q must be a whole number of milliseconds from -%d to %d, got %s", field, int64(MaxDateMs), int64(MaxDateMs), n)
+			return 0, fieldError(field, "%q must be a whole number of milliseconds from -%d to %d, got %s", field, int64(MaxDateMs), int64(MaxDateMs), Echo(string(n)))
 		}
 	}
 	switch {
 	case v > MaxDateMs || v < -MaxDateMs:
-		return 0, fieldError(field, "%q must lie within %d ms (100 billion days, about 273 million years) of 1970, got %s", field, int64(MaxDateMs), n)
+		return 0, fieldError(field, "%q must lie within %d ms (100 billion days, about 273 million years) of 1970, got %s", field, int64(MaxDateMs), Echo(string(n)))
 	case (v > maxSafeInteger || v < -maxSafeInteger) && v%DayMs != 0:
-		return 0, fieldError(field, "%q beyond ±(2^53−1) ms (before 283,458 BCE or after 287,396 CE) must be a whole day, a multiple of 86400000, so that every client reads it exactly; got %s", field, n)
+		return 0, fieldError(field, "%q beyond ±(2^53−1) ms (before 283,458 BCE or after 287,396 CE) must be a whole day, a multiple of 86400000, so that every client reads it exactly; got %s", field, Echo(string(n)))
 	}
 	return v, nil
 }
@@ -221,6 +238,13 @@ func (c *opCtx) label(field, s string, min, max int) error {
 		return err
 	}
 	if r, bad := UnsafeRuneIn(s); bad && !c.replay {
+		if r == '\n' { // normalizeNewlines may have made it of a carriage return
+			if w, ok := stringAt(c.written, field); ok {
+				if wr, bad := UnsafeRuneIn(w); bad {
+					r = wr
+				}
+			}
+		}
 		return fieldError(field, "%q must not contain control or bidirectional formatting characters (found U+%04X)", field, r)
 	}
 	return nil
@@ -241,9 +265,9 @@ func notFound(kind, id string) error {
 func notFoundBy(kind, field, id string) error {
 	return &Error{
 		Code:    CodeNotFoundInDocument,
-		Message: fmt.Sprintf("no %s with %s %q in this document", kind, field, id),
+		Message: fmt.Sprintf("no %s with %s %q in this document", kind, field, Echo(id)),
 		Field:   field,
-		Details: map[string]any{"id": id},
+		Details: map[string]any{"id": Echo(id)},
 	}
 }
 

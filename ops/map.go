@@ -130,10 +130,10 @@ func checkDocumentID(env Env, id string) error {
 		return err
 	}
 	if env.DocumentExists == nil {
-		return fieldError("documentId", "pins cannot be linked to documents here (no way to check that %q exists); leave documentId empty", id)
+		return fieldError("documentId", "pins cannot be linked to documents here (no way to check that %q exists); leave documentId empty", Echo(id))
 	}
 	if !env.DocumentExists(id) {
-		return fieldError("documentId", "no document %q in this world", id)
+		return fieldError("documentId", "no document %q in this world", Echo(id))
 	}
 	return nil
 }

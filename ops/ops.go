@@ -156,9 +156,11 @@ type docType struct {
 
 // opCtx is what one op sees while it is applied.
 type opCtx struct {
-	index   int
-	name    string
-	raw     json.RawMessage
+	index int
+	name  string
+	raw   json.RawMessage
+	// written is the op as the client wrote it, before normalizeNewlines.
+	written json.RawMessage
 	env     Env
 	client  string // the request's ClientID
 	version int64
@@ -274,6 +276,7 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 	work := doc.clone()
 	res := Result{Applied: make([]json.RawMessage, 0, len(req.Ops)), Created: []Created{}}
 	for i, raw := range req.Ops {
+		written := raw
 		if !replay {
 			raw = normalizeNewlines(raw)
 		}
@@ -306,12 +309,12 @@ func apply(doc Document, req Request, replay bool) (Result, error) {
 			}
 			return Result{}, &Error{
 				Code:    CodeUnsupportedOperation,
-				Message: fmt.Sprintf("%s documents do not support the operation %q; supported: %s", doc.Type(), name, listOrNone(supported)),
+				Message: fmt.Sprintf("%s documents do not support the operation %q; supported: %s", doc.Type(), Echo(name), listOrNone(supported)),
 				OpIndex: i,
 				Details: map[string]any{"supported": supported, "documentType": doc.Type()},
 			}
 		}
-		c := &opCtx{index: i, name: name, raw: raw, env: req.Env, client: req.ClientID, version: req.Version, prior: res.Applied, out: &res, replay: replay, changesOf: changesOf}
+		c := &opCtx{index: i, name: name, raw: raw, written: written, env: req.Env, client: req.ClientID, version: req.Version, prior: res.Applied, out: &res, replay: replay, changesOf: changesOf}
 		if replay {
 			var rec struct {
 				ID string `json:"id"`

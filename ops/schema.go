@@ -425,7 +425,7 @@ func (s *schema) conform(v any, ptr string, fill bool) (any, *Error) {
 		out := make(map[string]any, len(s.props))
 		for k := range m {
 			if s.prop(k) == nil && !(s.item && k == "id") {
-				return nil, fieldError(pointer(ptr, k), "%s has no property %q%s", where(ptr), k, s.propsHint())
+				return nil, fieldError(pointer(ptr, Echo(k)), "%s has no property %q%s", where(ptr), Echo(k), s.propsHint())
 			}
 		}
 		for _, p := range s.props {
@@ -475,7 +475,7 @@ func (s *schema) conform(v any, ptr string, fill bool) (any, *Error) {
 					return nil, fieldError(pointer(ep, "id"), "every item has an \"id\": a string of 1 to %d letters, digits, - or _", maxItemID)
 				}
 				if ids[id] {
-					return nil, fieldError(pointer(ep, "id"), "the id %q is used twice in %s", id, where(ptr))
+					return nil, fieldError(pointer(ep, "id"), "the id %q is used twice in %s", Echo(id), where(ptr))
 				}
 				ids[id] = true
 			}
@@ -505,7 +505,7 @@ const maxItemID = 64
 func (s *schema) checkObject(m map[string]any, ptr string) *Error {
 	for k := range m {
 		if s.prop(k) == nil && !(s.item && k == "id") {
-			return fieldError(pointer(ptr, k), "%s has no property %q%s", where(ptr), k, s.propsHint())
+			return fieldError(pointer(ptr, Echo(k)), "%s has no property %q%s", where(ptr), Echo(k), s.propsHint())
 		}
 	}
 	for _, p := range s.props {

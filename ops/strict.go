@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -79,13 +80,38 @@ func hex4(b []byte, i int) (rune, bool) {
 }
 
 // CheckKeys walks data, valid JSON, as it would decode into a value of type t (nil: any),
-// and returns the first member name that is a duplicate within its object, or that names a
-// struct field only when case is ignored, with why; problem is "" when every name is fine
-// (field may be "": a member named "" twice).
+// and returns the first member that is a duplicate within its object, or that names a struct
+// field only when case is ignored, with why; problem is "" when every name is fine. field is
+// the member's path in data, as PathAt writes it ("clips[0].id"; "" for a member named ""
+// twice at the top).
 // Members that reach interfaces, maps or json.RawMessage are checked for duplicates only.
 func CheckKeys(data []byte, t reflect.Type) (field, problem string) {
 	k := keyChecker{data: data}
 	return k.value(t)
+}
+
+// unknownMember is CheckKeys that also finds a member that names no field of its struct
+// (what a json.Decoder with DisallowUnknownFields refuses), to say where it is.
+func unknownMember(data []byte, t reflect.Type) (field, problem string) {
+	k := keyChecker{data: data, unknown: true}
+	return k.value(t)
+}
+
+// memberPath is the path of sub, a path inside the value of member key, from the object
+// that holds the member.
+func memberPath(key, sub string) string {
+	if strings.HasPrefix(sub, "[") {
+		return key + sub
+	}
+	return key + "." + sub
+}
+
+// elementPath is the path of sub, a path inside element i of an array, from the array.
+func elementPath(i int, sub string) string {
+	if sub == "" || strings.HasPrefix(sub, "[") {
+		return "[" + strconv.Itoa(i) + "]" + sub
+	}
+	return "[" + strconv.Itoa(i) + "]." + sub
 }
 
 var rawMessage = reflect.TypeFor[json.RawMessage]()
@@ -96,6 +122,8 @@ var rawMessage = reflect.TypeFor[json.RawMessage]()
 type keyChecker struct {
 	data []byte
 	i    int
+	// unknown reports members of a struct that name none of its fields.
+	unknown bool
 }
 
 func (k *keyChecker) space() { k.i = skipSpace(k.data, k.i) }
@@ -159,7 +187,7 @@ func (k *keyChecker) value(t reflect.Type) (field, problem string) {
 				}
 			}
 			if many[string(key)] || many == nil && slices.ContainsFunc(seen, func(s []byte) bool { return bytes.Equal(s, key) }) {
-				return string(key), fmt.Sprintf("the member %q appears twice in one object", key)
+				return Echo(string(key)), fmt.Sprintf("the member %q appears twice in one object", Echo(string(key)))
 			}
 			if many != nil {
 				many[string(key)] = true
@@ -175,12 +203,15 @@ func (k *keyChecker) value(t reflect.Type) (field, problem string) {
 					var folded bool
 					member, folded = structMember(t, string(key))
 					if folded {
-						return string(key), fmt.Sprintf("unknown member %q (member names are case-sensitive)", key)
+						return Echo(string(key)), fmt.Sprintf("unknown member %q (member names are case-sensitive)", Echo(string(key)))
+					}
+					if member == nil && k.unknown {
+						return Echo(string(key)), fmt.Sprintf("unknown member %q", Echo(string(key)))
 					}
 				}
 			}
 			if f, p := k.value(member); p != "" {
-				return f, p
+				return memberPath(Echo(string(key)), f), p
 			}
 			if k.next() != ',' {
 				break
@@ -198,9 +229,9 @@ func (k *keyChecker) value(t reflect.Type) (field, problem string) {
 			k.i++
 			return "", ""
 		}
-		for k.i < len(k.data) {
+		for n := 0; k.i < len(k.data); n++ {
 			if f, p := k.value(elem); p != "" {
-				return f, p
+				return elementPath(n, f), p
 			}
 			if k.next() != ',' {
 				break
@@ -257,6 +288,54 @@ func structMember(t reflect.Type, key string) (member reflect.Type, folded bool)
 // encoding/json reports the offset of a value of the wrong type: members by name, elements by
 // index ("clips[0].id"); "" for the whole value or an offset that ends no value.
 func PathAt(data []byte, offset int64) string {
+	return valuePath(data, func(_ json.Token, end int64, _ func(bool) string) bool { return end >= offset })
+}
+
+// stringAt returns the string at path in data, valid JSON (path as PathAt writes it).
+func stringAt(data []byte, path string) (s string, ok bool) {
+	valuePath(data, func(tok json.Token, _ int64, at func(bool) string) bool {
+		s, ok = tok.(string)
+		return ok && at(true) == path
+	})
+	return s, ok
+}
+
+// TypeErrorPath returns the path in data, valid JSON, of the value e is about, as PathAt
+// writes it. An error a json.Unmarshaler returned has no offset: its value is then the first
+// one of e's kind at e's field (encoding/json stops at such an error).
+func TypeErrorPath(data []byte, e *json.UnmarshalTypeError) string {
+	if e.Offset > 0 {
+		return PathAt(data, e.Offset)
+	}
+	kind, _, _ := strings.Cut(e.Value, " ") // "number 1.5"
+	return valuePath(data, func(tok json.Token, _ int64, at func(bool) string) bool {
+		return tokenKind(tok) == kind && at(false) == e.Field
+	})
+}
+
+// tokenKind names a value's JSON kind as json.UnmarshalTypeError.Value does.
+func tokenKind(tok json.Token) string {
+	switch tok.(type) {
+	case json.Delim:
+		if tok == json.Delim('[') {
+			return "array"
+		}
+		return "object"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case json.Number:
+		return "number"
+	}
+	return "null"
+}
+
+// valuePath walks data, valid JSON, and returns the path of the first value match accepts
+// ("" when it accepts none, or the whole value). match gets the value's token (its opening
+// delimiter for an object or array), the offset just past that token, and its path: with
+// indexes, or its member names only ("clips.id", as json.UnmarshalTypeError.Field names it).
+func valuePath(data []byte, match func(tok json.Token, end int64, at func(indexes bool) string) bool) string {
 	type level struct {
 		object bool
 		key    string
@@ -265,7 +344,7 @@ func PathAt(data []byte, offset int64) string {
 	var stack []level
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	path := func() string {
+	path := func(withIndexes bool) string {
 		var b strings.Builder
 		for _, l := range stack {
 			if l.object {
@@ -273,7 +352,7 @@ func PathAt(data []byte, offset int64) string {
 					b.WriteByte('.')
 				}
 				b.WriteString(l.key)
-			} else {
+			} else if withIndexes {
 				fmt.Fprintf(&b, "[%d]", l.index)
 			}
 		}
@@ -292,8 +371,8 @@ func PathAt(data []byte, offset int64) string {
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
-			if dec.InputOffset() >= offset {
-				return path()
+			if match(tok, dec.InputOffset(), path) {
+				return path(true)
 			}
 			stack = append(stack, level{object: tok == json.Delim('{')})
 			expectKey = tok == json.Delim('{')
@@ -301,8 +380,8 @@ func PathAt(data []byte, offset int64) string {
 		case json.Delim('}'), json.Delim(']'):
 			stack = stack[:len(stack)-1]
 		default:
-			if dec.InputOffset() >= offset {
-				return path()
+			if match(tok, dec.InputOffset(), path) {
+				return path(true)
 			}
 		}
 		// A value ended: the next one is the next member or element.

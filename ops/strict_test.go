@@ -41,12 +41,13 @@ func TestCheckKeys(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		`{"op":"x","items":[{"label":"a"}],"any":{"Label":1},"map":{"K":{"label":"b"}}}`: "",
-		`{"Op":"x"}`:                            "Op",
-		`{"items":[{"LABEL":"a"}]}`:             "LABEL",
-		`{"map":{"k":{"Label":"a"}}}`:           "Label",
-		`{"any":{"a":1,"a":2}}`:                 "a",
-		`{"items":[{"label":"a","label":"b"}]}`: "label",
-		`{"unknown":1}`:                         "", // DisallowUnknownFields reports it
+		`{"Op":"x"}`: "Op",
+		`{"items":[{"label":"a"},{"LABEL":"a"}]}`:    "items[1].LABEL",
+		`{"map":{"k":{"Label":"a"}}}`:                "map.k.Label",
+		`{"any":{"a":1,"a":2}}`:                      "any.a",
+		`{"any":[[1],[2,{"b":[{},{"a":1,"a":2}]}]]}`: "any[1][1].b[1].a",
+		`{"items":[{"label":"a","label":"b"}]}`:      "items[0].label",
+		`{"unknown":1}`:                              "", // DisallowUnknownFields reports it
 	} {
 		if got, _ := CheckKeys([]byte(in), reflect.TypeFor[body]()); got != want {
 			t.Errorf("CheckKeys(%s) = %q, want %q", in, got, want)
@@ -55,8 +56,11 @@ func TestCheckKeys(t *testing.T) {
 }
 
 func TestCheckKeysEmptyName(t *testing.T) {
-	if field, problem := CheckKeys([]byte(`{"any":{"":1,"":2}}`), nil); field != "" || problem == "" {
+	if field, problem := CheckKeys([]byte(`{"":1,"":2}`), nil); field != "" || problem == "" {
 		t.Errorf(`CheckKeys of "" twice = %q, %q; want "", a problem`, field, problem)
+	}
+	if field, problem := CheckKeys([]byte(`{"any":{"":1,"":2}}`), nil); field != "any." || problem == "" {
+		t.Errorf(`CheckKeys of "" twice in any = %q, %q; want "any.", a problem`, field, problem)
 	}
 }
 
@@ -129,7 +133,7 @@ func checkKeysTokens(data []byte, t reflect.Type) (field, problem string) {
 					}
 				}
 				if f, p, err := walk(member); p != "" || err != nil {
-					return f, p, err
+					return memberPath(key, f), p, err
 				}
 			}
 		case json.Delim('['):
@@ -137,9 +141,9 @@ func checkKeysTokens(data []byte, t reflect.Type) (field, problem string) {
 			if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 				elem = t.Elem()
 			}
-			for dec.More() {
+			for i := 0; dec.More(); i++ {
 				if f, p, err := walk(elem); p != "" || err != nil {
-					return f, p, err
+					return elementPath(i, f), p, err
 				}
 			}
 		default:

@@ -92,7 +92,7 @@ func checkPrecision(p string) error {
 	if slices.Contains(Precisions, p) {
 		return nil
 	}
-	e := fieldError("precision", "%q is not a precision; use one of %s", p, strings.Join(Precisions, ", "))
+	e := fieldError("precision", "%q is not a precision; use one of %s", Echo(p), strings.Join(Precisions, ", "))
 	e.Details = map[string]any{"allowed": Precisions}
 	return e
 }

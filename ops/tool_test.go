@@ -157,6 +157,11 @@ func TestToolRejections(t *testing.T) {
 		{`{"op":"faction.moveRelation","id":"rel-1","index":5}`, CodeInvalidField, "index"},
 		{`{"op":"faction.editHistory","baseVersion":1,"splices":[{"pos":3,"ins":"x"}]}`, CodeInvalidField, ""},
 		{`{"op":"faction.editHistory","baseVersion":5,"splices":[]}`, CodeStaleBaseVersion, "baseVersion"},
+		{`{"op":"faction.editHistory","baseVersion":1,"splices":[{"pos":0},{"pos":"0"}]}`, CodeInvalidField, "splices[1].pos"},
+		{`{"op":"faction.editHistory","baseVersion":1,"splices":[{"pos":0},{"POS":0}]}`, CodeInvalidField, "splices[1].POS"},
+		{`{"op":"faction.editHistory","baseVersion":1,"splices":[{"pos":0},{"pos":0,"text":"x"}]}`, CodeInvalidField, "splices[1].text"},
+		{`{"op":"faction.editHistory","baseVersion":1,"splices":[{"pos":0},{"pos":0,"pos":1}]}`, CodeInvalidField, "splices[1].pos"},
+		{`{"op":"faction.setPower","power":3,"power":4}`, CodeInvalidField, "power"},
 		{`{"op":"faction.fly"}`, CodeUnsupportedOperation, ""},
 		{`{"op":"card.rename","name":"x"}`, CodeUnsupportedOperation, ""},
 	}

@@ -153,6 +153,9 @@ func (t *ToolType) opNames() []string {
 
 // toolParams reads an op's members; allowed names the parameters besides "op".
 func (c *opCtx) toolParams(allowed ...string) (map[string]any, error) {
+	if field, problem := CheckKeys(c.raw, nil); problem != "" {
+		return nil, fieldError(field, "%s: %s", c.name, problem)
+	}
 	ms, ok := members(c.raw)
 	if !ok {
 		return nil, fieldError("op", "%s: the operation must be a JSON object without repeated members", c.name)
@@ -166,7 +169,7 @@ func (c *opCtx) toolParams(allowed ...string) (map[string]any, error) {
 			if c.replay {
 				continue
 			}
-			return nil, fieldError(m.key, "%s has no parameter %q; its parameters: %s", c.name, m.key, listOrNone(allowed))
+			return nil, fieldError(Echo(m.key), "%s has no parameter %q; its parameters: %s", c.name, Echo(m.key), listOrNone(allowed))
 		}
 		out[m.key] = decodeAny(m.value)
 	}
@@ -328,7 +331,7 @@ func (o *toolOp) append(c *opCtx, d *toolDoc) (any, error) {
 	}
 	id := c.newID(o.idPrefix + "-")
 	if itemIndex(a, id) >= 0 {
-		return nil, fieldError("id", "%s: the id %q is already taken", c.name, id)
+		return nil, fieldError("id", "%s: the id %q is already taken", c.name, Echo(id))
 	}
 	item["id"] = id
 	obj[key] = append(a, item)
@@ -468,11 +471,13 @@ func (o *toolOp) text(c *opCtx, d *toolDoc) (any, error) {
 		holder, id = a[i].(map[string]any), itemID
 	}
 	var params struct {
+		opField
+		ID          json.RawMessage `json:"id"` // read above
 		BaseVersion *jsonNumber     `json:"baseVersion"`
 		Splices     *[]spliceParams `json:"splices"`
 	}
-	if err := json.Unmarshal(c.raw, &params); err != nil {
-		return nil, fieldError("splices", "%s: \"baseVersion\" must be a number and \"splices\" a list of {pos, del, ins}", c.name)
+	if err := c.params(&params); err != nil {
+		return nil, err
 	}
 	obj, k := parent(holder, o.path.field)
 	old, _ := obj[k].(string)
@@ -679,7 +684,7 @@ func (o *toolOp) paramsSchema() map[string]any {
 			props["id"], req = idSchema, append(req, "id")
 		}
 		props["baseVersion"] = map[string]any{"type": "integer", "minimum": 0, "description": "The document version the splices were made on."}
-		props["splices"] = map[string]any{"type": "array", "maxItems": maxSplices, "items": map[string]any{
+		props["splices"] = map[string]any{"type": "array", "minItems": 1, "maxItems": maxSplices, "items": map[string]any{
 			"type": "object", "additionalProperties": false, "required": []string{"pos"},
 			"properties": map[string]any{
 				"pos": map[string]any{"type": "integer", "minimum": 0},

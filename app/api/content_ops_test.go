@@ -96,8 +96,11 @@ func TestContentOpErrors(t *testing.T) {
 	w := s.World(ann, "Eldoria")
 	tl := s.Document(ann, w, "History", "timeline")
 	an := s.Document(ann, w, "Dragon", "animator")
+	cd := s.Document(ann, w, "Ada", "card")
 	tlPath := "/api/v1/worlds/" + w + "/documents/" + tl + "/content"
 	anPath := "/api/v1/worlds/" + w + "/documents/" + an + "/content"
+	cdPath := "/api/v1/worlds/" + w + "/documents/" + cd + "/content"
+	model := `{"op":"animator.setModel","url":"/m.glb"},`
 
 	cases := []struct {
 		name    string
@@ -138,6 +141,18 @@ func TestContentOpErrors(t *testing.T) {
 					t.Fatalf("clipIds = %v", e["clipIds"])
 				}
 			}},
+		// A fault inside an op names the op (opIndex), where it is in the op (field) and
+		// where it is in the body (path), with every array index on the way.
+		{"unknown member in a clip", anPath, `{"ops":[` + model + `{"op":"animator.setClips","clips":[{"id":"a"},{"id":"b","extra":1}]}]}`, 422, "invalid_field", 1,
+			pathIs("clips[1].extra", "ops[1].clips[1].extra")},
+		{"member twice in a clip", anPath, `{"ops":[` + model + `{"op":"animator.setClips","clips":[{"id":"a"},{"id":"b","id":"c"}]}]}`, 422, "invalid_field", 1,
+			pathIs("clips[1].id", "ops[1].clips[1].id")},
+		{"member twice in an op", anPath, `{"ops":[` + model + `{"op":"animator.setModel","url":"/a.glb","url":"/b.glb"}]}`, 422, "invalid_field", 1,
+			pathIs("url", "ops[1].url")},
+		{"clip member in capitals", anPath, `{"ops":[` + model + `{"op":"animator.setClips","clips":[{"ID":"a"}]}]}`, 422, "invalid_field", 1,
+			pathIs("clips[0].ID", "ops[1].clips[0].ID")},
+		{"splice pos not a number", cdPath, `{"ops":[{"op":"card.editSectionText","id":"sec-x","baseVersion":0,"splices":[{"pos":0},{"pos":0},{"pos":"1"}]}]}`, 422, "invalid_field", 0,
+			pathIs("splices[2].pos", "ops[0].splices[2].pos")},
 		{"no ops", tlPath, map[string]any{"ops": []any{}}, 422, "invalid_field", -1, fieldIs("ops")},
 		{"ops missing", tlPath, map[string]any{}, 422, "invalid_field", -1, fieldIs("ops")},
 		{"ops not an array", tlPath, map[string]any{"ops": "timeline.addEvent"}, 422, "invalid_field", -1, fieldIs("ops")},
@@ -223,11 +238,40 @@ func contains(list []any, v any) bool {
 	return false
 }
 
+// pathIs checks an op's error's field (in the op) and path (in the body).
+func pathIs(field, path string) func(t *testing.T, e map[string]any) {
+	return func(t *testing.T, e map[string]any) {
+		t.Helper()
+		if e["field"] != field || e["path"] != path {
+			t.Fatalf("field, path = %v, %v; want %s, %s", e["field"], e["path"], field, path)
+		}
+	}
+}
+
 func fieldIs(field string) func(t *testing.T, e map[string]any) {
 	return func(t *testing.T, e map[string]any) {
 		t.Helper()
 		if e["field"] != field {
 			t.Fatalf("field = %v, want %s", e["field"], field)
 		}
+	}
+}
+
+// TestEmptyTextEditIsRefused: a text edit without splices is refused, as an update that sets
+// nothing is, instead of making a version that changes nothing.
+func TestEmptyTextEditIsRefused(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	path := "/api/v1/worlds/" + w + "/documents/" + s.Document(ann, w, "Ada", "card")
+	var r opsResult
+	s.Must(s.Post(ann.Key, path+"/content", ops(map[string]any{"op": "card.addSection", "title": "Life", "body": "Born."})), http.StatusOK).JSON(t, &r)
+	res := s.Post(ann.Key, path+"/content", ops(map[string]any{"op": "card.editSectionText", "id": r.Created[0].ID, "baseVersion": 1, "splices": []any{}}))
+	if e, _ := res.Map(t)["error"].(map[string]any); res.Status != 422 || e["field"] != "splices" || e["path"] != "ops[0].splices" {
+		t.Fatalf("empty splices: %d %s", res.Status, res.Body)
+	}
+	var d docRead
+	if s.Must(s.Get(ann.Key, path), http.StatusOK).JSON(t, &d); d.Version != 1 {
+		t.Fatalf("version %d after a refused edit, want 1", d.Version)
 	}
 }

@@ -29,7 +29,7 @@ func (a *API) updateDocument(e *core.RequestEvent) error {
 		return err
 	}
 	if body.Name == nil && body.ParentID == nil {
-		return apierr.Field("name", "send \"name\" and/or \"parentId\" to change")
+		return apierr.NothingToChange("name", "parentId")
 	}
 	d, err = a.Store.UpdateDocument(d, era(e), store.MetaChange{Name: body.Name, ParentID: body.ParentID}, auth.PrincipalOf(e).Actor())
 	if err != nil {

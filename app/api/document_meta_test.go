@@ -3,9 +3,11 @@ package api_test
 import (
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/loreweave/loreweave/app/apptest"
 )
@@ -40,7 +42,7 @@ func TestRenameAndMoveDocuments(t *testing.T) {
 	if res := s.Do(patch(ann.Key, base+card, map[string]any{"parentId": tl})); res.Status != 422 {
 		t.Fatalf("non-folder parent: %d", res.Status)
 	}
-	if res := s.Do(patch(ann.Key, base+card, map[string]any{})); res.Status != 422 {
+	if res := s.Do(patch(ann.Key, base+card, map[string]any{})); res.Status != 400 || res.ErrorCode() != "nothing_to_change" {
 		t.Fatalf("empty patch: %d", res.Status)
 	}
 	if res := s.Do(patch(ann.Key, base+card, map[string]any{"name": ""})); res.Status != 422 {
@@ -317,6 +319,35 @@ func TestDeleteRacingMetadataWrites(t *testing.T) {
 		}
 		if n := s.Count("document_states", "document = '"+doc+"'"); n != 0 {
 			t.Fatalf("trial %d: %d states left of the deleted document", trial, n)
+		}
+	}
+}
+
+// TestEmptyChangeIsNothingToChange: a PATCH that names nothing to change answers 400
+// nothing_to_change with the members it may send, whatever it would change.
+func TestEmptyChangeIsNothingToChange(t *testing.T) {
+	s := start(t, privateWebhooks(time.Minute))
+	ann, bob := s.NewUser("Ann"), s.NewUser("Bob")
+	w := s.World(ann, "Eldoria")
+	s.AddMember(ann, w, bob, "editor")
+	base := "/api/v1/worlds/" + w
+	doc := s.Document(ann, w, "History", "timeline")
+	var era, project struct{ ID string }
+	s.Must(s.Post(ann.Key, base+"/eras", map[string]any{"name": "Second Age"}), http.StatusCreated).JSON(t, &era)
+	s.Must(s.Post(ann.Key, base+"/projects", map[string]any{"kind": "wiki", "name": "Lore"}), http.StatusCreated).JSON(t, &project)
+	hook := createHook(t, s, ann, w, "http://127.0.0.1:9/hook", "document.created")
+	for path, fields := range map[string][]any{
+		base:                             {"name", "genre"},
+		base + "/eras/" + era.ID:         {"name"},
+		base + "/documents/" + doc:       {"name", "parentId"},
+		base + "/projects/" + project.ID: {"name", "config"},
+		base + "/webhooks/" + hook.ID:    {"url", "events", "enabled", "rotateSecret"},
+		base + "/members/" + bob.ID:      {"role"},
+	} {
+		res := s.Do(patch(ann.Key, path, map[string]any{}))
+		e, _ := res.Map(t)["error"].(map[string]any)
+		if res.Status != http.StatusBadRequest || res.ErrorCode() != "nothing_to_change" || !reflect.DeepEqual(e["fields"], fields) {
+			t.Errorf("PATCH %s {}: %d %s", path, res.Status, res.Body)
 		}
 	}
 }

@@ -218,8 +218,8 @@ func (a *API) applyContentOps(e *core.RequestEvent) error {
 	if err != nil {
 		return err
 	}
-	var body store.ContentBody
-	if err := decode(e, &body); err != nil {
+	body, err := store.DecodeContentBody(e.Response, e.Request)
+	if err != nil {
 		return err
 	}
 	req, err := body.WriteRequest(d, era(e), auth.PrincipalOf(e).Actor())

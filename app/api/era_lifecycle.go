@@ -38,7 +38,7 @@ func (a *API) renameEra(e *core.RequestEvent) error {
 		return err
 	}
 	if body.Name == nil {
-		return apierr.New(http.StatusBadRequest, "nothing_to_change", "send \"name\" to rename the era").With("fields", []string{"name"})
+		return apierr.NothingToChange("name")
 	}
 	era, err = a.Store.RenameEra(era, *body.Name)
 	if err != nil {

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/loreweave/loreweave/app/apptest"
@@ -51,5 +52,39 @@ func TestInputHygiene(t *testing.T) {
 				t.Fatalf("%s", res.Body)
 			}
 		})
+	}
+
+	// A carriage return is named as such, though ops make line breaks line feeds first.
+	res := s.Post(ann.Key, content, `{"ops": [{"op": "timeline.addEvent", "label": "a\rb", "dateMs": 1}]}`)
+	if msg, _ := res.Map(t)["error"].(map[string]any)["message"].(string); res.Status != 422 || !strings.Contains(msg, "U+000D") {
+		t.Errorf("carriage return in a label: %d %s", res.Status, res.Body)
+	}
+}
+
+// TestErrorsCutLongValuesShort: an error repeats at most the first 64 characters of a value
+// the client sent (ops.Echo), however long it is.
+func TestErrorsCutLongValuesShort(t *testing.T) {
+	s := start(t)
+	ann := s.NewUser("Ann")
+	w := s.World(ann, "Eldoria")
+	tl := s.Document(ann, w, "History", "timeline")
+	content := "/api/v1/worlds/" + w + "/documents/" + tl + "/content"
+	huge := strings.Repeat("x", 100_000)
+	for name, req := range map[string]apptest.Request{
+		"op name":              {Method: "POST", Path: content, Body: `{"ops":[{"op":"` + huge + `"}]}`},
+		"op parameter":         {Method: "POST", Path: content, Body: `{"ops":[{"op":"timeline.addEvent","label":"a","dateMs":1,"` + huge + `":1}]}`},
+		"op parameter twice":   {Method: "POST", Path: content, Body: `{"ops":[{"op":"timeline.addEvent","label":"a","dateMs":1,"` + huge + `":1,"` + huge + `":1}]}`},
+		"body member":          {Method: "POST", Path: "/api/v1/worlds", Body: `{"name":"a","` + huge + `":1}`},
+		"endpoint":             {Method: "GET", Path: "/api/v1/" + strings.Repeat("y", 4000)},
+		"id not in a document": {Method: "POST", Path: content, Body: `{"ops":[{"op":"timeline.removeEvent","id":"` + huge + `"}]}`},
+	} {
+		req.Key = ann.Key
+		res := s.Do(req)
+		e, _ := res.Map(t)["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		field, _ := e["field"].(string)
+		if res.Status < 400 || len(res.Body) > 1000 || !strings.Contains(msg, "…") || len(field) > 100 {
+			t.Errorf("%s: %d, %d bytes: %.300s", name, res.Status, len(res.Body), res.Body)
+		}
 	}
 }

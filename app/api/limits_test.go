@@ -180,20 +180,32 @@ func TestUnknownThingsAreNotFound(t *testing.T) {
 	if res.Status != http.StatusNotFound {
 		t.Fatalf("content on unknown doc: %d", res.Status)
 	}
-	// A path with an empty segment (a script's unset variable) is not redirected to another
-	// endpoint ("/worlds//export" to "/worlds/export"): it is not found, in the API's shape.
+	// A path with an empty segment (a script's unset variable) or a dot segment is not
+	// redirected to another endpoint ("/worlds//export" to "/worlds/export"): it is not
+	// found, in the API's shape, with the headers of the API's other answers.
 	noRedirects := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	for _, p := range []string{"/api/v1/worlds//export", "/api/v1/worlds/" + w + "//documents", "/api/v1//worlds"} {
+	get := func(p string) (*http.Response, string) {
 		req, _ := http.NewRequest(http.MethodGet, s.URL+p, nil)
 		req.Header.Set("Authorization", "Bearer "+ann.Key)
+		req.Header.Set("Origin", "https://elsewhere.example")
 		res, err := noRedirects.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		if res.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `"code":"not_found"`) || !strings.Contains(string(body), "empty path segment") {
+		return res, string(body)
+	}
+	plain, _ := get("/api/v1/nosuchendpoint")
+	for _, p := range []string{"/api/v1/worlds//export", "/api/v1/worlds/" + w + "//documents", "/api/v1//worlds", "/api/v1/./worlds", "/api/v1/worlds/../worlds", "/api/v1/worlds/" + w + "/documents/.."} {
+		res, body := get(p)
+		if res.StatusCode != http.StatusNotFound || !strings.Contains(body, `"code":"not_found"`) || !strings.Contains(body, "path segment") {
 			t.Errorf("GET %s: %d %s", p, res.StatusCode, body)
+		}
+		for _, h := range []string{"Access-Control-Allow-Origin", "Vary", "X-Content-Type-Options", "X-Frame-Options", "X-Xss-Protection", "Content-Type", "Cache-Control"} {
+			if got, want := res.Header.Values(h), plain.Header.Values(h); strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("GET %s: %s: %q, another API 404 has %q", p, h, got, want)
+			}
 		}
 	}
 }

@@ -66,7 +66,7 @@ func (a *API) changeMember(e *core.RequestEvent) error {
 		return err
 	}
 	if body.Role == nil {
-		return apierr.Field("role", "\"role\" is required: one of owner, admin, editor, viewer")
+		return apierr.NothingToChange("role")
 	}
 	m, err := a.Store.Member(w.ID, e.Request.PathValue("userId"))
 	if err != nil {

@@ -89,7 +89,7 @@ var errorText = map[string]string{
 	"415": "The body is not `application/json` (`unsupported_media_type`; uploads: not `multipart/form-data`), or an upload's content is not a supported type (`unsupported_file_type`, with `detectedType` and `supported`).",
 	"410": "The version asked for is older than the document's history reaches (`version_unavailable`, with `oldestVersion`).",
 	"429": "Too many requests from this credential or address (`rate_limited`); the `Retry-After` header says how many seconds to wait.",
-	"422": "Validation failed: `invalid_field` (with `field`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `idempotency_key_reused`, `nothing_to_restore`, `invalid_manifest` (with `problems`: [{pointer, message}], each at a JSON Pointer into the manifest).",
+	"422": "Validation failed: `invalid_field` (with `field`; in an operation also `opIndex` and `path`, the bad value's place in the body with every array index, like `ops[2].clips[1].id`), `nesting_too_deep`, `unsupported_document_type` (with `allowed`), `unknown_project_kind` (with `allowed`), `unsupported_operation` (with `supported` and `opIndex`), `unknown_clip` (with `clipIds`), `not_found_in_document` (with `id`), `stale_base_version`, `idempotency_key_reused`, `nothing_to_restore`, `invalid_manifest` (with `problems`: [{pointer, message}], each at a JSON Pointer into the manifest).",
 	"503": "The search index is being rebuilt from the database after a failure (`search_rebuilding`, with `retryAfter`); the `Retry-After` header says how many seconds to wait. Everything else keeps working meanwhile, and writes made during the rebuild are found once it ends.",
 }
 
@@ -245,7 +245,7 @@ func OpenAPI() obj {
 			"parameters": []obj{worldParam, pathParam("userId", "The member's user id.")},
 			"patch": withBody(operation("changeMember", "Change a member's role (owner or admin; only the owner makes or unmakes admins; the owner's own role cannot be changed: 409 owner_required). "+
 				"The owner passes ownership on with role \"owner\" for an admin (409 admin_required for anyone else): they become the owner, the owner becomes an admin, and the world's ownerId changes, at once. "+
-				"Each changed member is a member.role event on the world stream.", "200", ref("Member"), "400", "403", "404", "409", "413", "415", "422"),
+				"Each changed member is a member.role event on the world stream. A body without role answers 400 nothing_to_change.", "200", ref("Member"), "400", "403", "404", "409", "413", "415", "422"),
 				object(obj{"role": obj{"type": "string", "enum": []string{"owner", "admin", "editor", "viewer"}}})),
 			"delete": operation("removeMember", "Remove a member (owner or admin; anyone may remove themselves; the owner cannot be removed).", "204", nil, "403", "404", "409"),
 		},
@@ -288,7 +288,7 @@ func OpenAPI() obj {
 				"History goes back to the oldest version the op log still rebuilds (about the newest 1,000 versions): an older one answers 410 version_unavailable with oldestVersion; a version the document has not reached, 404. "+
 				"A viewer gets a card without its secret sections. Needs Pro or Studio for key and OAuth callers.", "200", ref("DocumentWithContent"), "403", "404", "410", "422"),
 				queryParam("version", "Optional: read the content as it was at this version (0 is the empty content).", obj{"type": "integer", "minimum": 0}), eraQuery),
-			"patch": withParams(withBody(operation("updateDocument", "Rename a document and/or move it into a folder (parentId; \"\" = top level). Metadata is global across eras. A parent must be a folder of the world; a folder cannot move into itself or its subfolders.", "200", ref("Document"), "400", "403", "404", "413", "415", "422"),
+			"patch": withParams(withBody(operation("updateDocument", "Rename a document and/or move it into a folder (parentId; \"\" = top level). Metadata is global across eras. A parent must be a folder of the world; a folder cannot move into itself or its subfolders. A body with neither member answers 400 nothing_to_change.", "200", ref("Document"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "parentId": str("A folder's id, or \"\" for the top level.")}, "name", "parentId")), eraQuery),
 			"delete": withParams(operation("deleteDocument", "Delete a document. On the main line it is deleted everywhere (a folder only when empty); with ?era= it is hidden in that era and the eras forked from it.", "204", nil, "403", "404", "409", "422"), eraQuery),
 		},
@@ -344,7 +344,7 @@ func OpenAPI() obj {
 		"/api/v1/worlds/{worldId}/projects/{projectId}": obj{
 			"parameters": []obj{worldParam, projectParam},
 			"get":        operation("getProject", "One project.", "200", ref("Project"), "404"),
-			"patch": withBody(operation("updateProject", "Rename a project and/or change its settings (editors). config's members are merged into the project's config (null removes one); a wiki's url stays when it is renamed.", "200", ref("Project"), "400", "403", "404", "413", "415", "422"),
+			"patch": withBody(operation("updateProject", "Rename a project and/or change its settings (editors). config's members are merged into the project's config (null removes one); a wiki's url stays when it is renamed. A body with neither member answers 400 nothing_to_change.", "200", ref("Project"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"name": str("1 to 200 characters."), "config": ref("ProjectConfig")}, "name", "config")),
 			"delete": operation("deleteProject", "Delete a project (editors). A wiki's address then answers 404.", "204", nil, "403", "404"),
 		},

@@ -21,7 +21,7 @@ func webhookPaths() obj {
 			"parameters": []obj{worldParam, webhookParam},
 			"get":        operation("getWebhook", "One webhook, its secret masked.", "200", ref("Webhook"), "403", "404"),
 			"patch": withBody(operation("updateWebhook", "Change a webhook's url or events, enable or disable it, or rotate its secret (rotateSecret: true; the answer shows the new one in full, this once). "+
-				"Enabling a webhook the server disabled clears its failures and the reason; disabling one fails its pending deliveries.", "200", ref("Webhook"), "400", "403", "404", "413", "415", "422"),
+				"Enabling a webhook the server disabled clears its failures and the reason; disabling one fails its pending deliveries. A body with none of the members answers 400 nothing_to_change.", "200", ref("Webhook"), "400", "403", "404", "413", "415", "422"),
 				object(obj{"url": str("A new URL, checked as on create."), "events": events, "enabled": obj{"type": "boolean"}, "rotateSecret": obj{"type": "boolean"}}, "url", "events", "enabled", "rotateSecret")),
 			"delete": operation("deleteWebhook", "Delete a webhook and its delivery log.", "204", nil, "403", "404"),
 		},

@@ -109,7 +109,7 @@ func (a *API) updateProject(e *core.RequestEvent) error {
 		return err
 	}
 	if body.Name == nil && body.Config == nil {
-		return apierr.Field("name", "send \"name\" and/or \"config\" to change")
+		return apierr.NothingToChange("name", "config")
 	}
 	if body.Config != nil && string(body.Config) == "null" {
 		return apierr.Field("config", "\"config\" must be a JSON object")

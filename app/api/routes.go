@@ -18,6 +18,7 @@ import (
 	"github.com/loreweave/loreweave/app/search"
 	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/app/webhooks"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // API holds what the handlers need.
@@ -139,7 +140,7 @@ func (a *API) Register(r *router.Router[*core.RequestEvent]) {
 	}
 	// Anything else under /api/v1 answers in the API's own error shape.
 	r.Any("/api/v1/{path...}", handle(func(e *core.RequestEvent) error {
-		return apierr.New(http.StatusNotFound, "not_found", "no such endpoint: %s %s (see /api/v1/openapi.json)", e.Request.Method, e.Request.URL.Path)
+		return apierr.New(http.StatusNotFound, "not_found", "no such endpoint: %s %s (see /api/v1/openapi.json)", ops.Echo(e.Request.Method), ops.Echo(e.Request.URL.Path))
 	}))
 }
 

@@ -168,7 +168,7 @@ func (a *API) updateWebhook(e *core.RequestEvent) error {
 		return err
 	}
 	if body.URL == nil && body.Events == nil && body.Enabled == nil && !body.RotateSecret {
-		return apierr.Field("url", "send \"url\", \"events\", \"enabled\" and/or \"rotateSecret\" to change")
+		return apierr.NothingToChange("url", "events", "enabled", "rotateSecret")
 	}
 	if body.Events != nil && len(body.Events) == 0 {
 		return apierr.Field("events", "choose at least one event to send").With("allowed", store.WebhookEvents())

@@ -28,8 +28,7 @@ func (a *API) updateWorld(e *core.RequestEvent) error {
 		return err
 	}
 	if body.Name == nil && body.Genre == nil {
-		return apierr.New(http.StatusBadRequest, "nothing_to_change", "send \"name\" and/or \"genre\" to change").
-			With("fields", []string{"name", "genre"})
+		return apierr.NothingToChange("name", "genre")
 	}
 	w, err = a.Store.UpdateWorld(w, store.WorldChange{Name: body.Name, Genre: body.Genre})
 	if err != nil {

@@ -4,12 +4,12 @@
 package apierr
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/loreweave/loreweave/ops"
@@ -53,6 +53,20 @@ func NotFound(what string) *Error {
 	return New(http.StatusNotFound, "not_found", "%s not found", what)
 }
 
+// NothingToChange is the 400 for a change (a PATCH) whose body names nothing to change;
+// fields are the members it may send.
+func NothingToChange(fields ...string) *Error {
+	quoted := make([]string, len(fields))
+	for i, f := range fields {
+		quoted[i] = strconv.Quote(f)
+	}
+	list := quoted[len(quoted)-1]
+	if len(quoted) > 1 {
+		list = strings.Join(quoted[:len(quoted)-1], ", ") + " and/or " + list
+	}
+	return New(http.StatusBadRequest, "nothing_to_change", "send %s to change", list).With("fields", fields)
+}
+
 // Forbidden is the 403 for a member whose role does not allow the action.
 func Forbidden(format string, args ...any) *Error {
 	return New(http.StatusForbidden, "forbidden", format, args...)
@@ -82,11 +96,11 @@ func From(err error) *Error {
 		if oe.Field != "" {
 			out.With("field", oe.Field)
 		}
-		if at := cmp.Or(oe.Path, oe.Field); at != "" {
-			if !strings.HasPrefix(at, "[") {
+		if oe.Field != "" {
+			if !strings.HasPrefix(oe.Field, "[") {
 				path += "."
 			}
-			path += at
+			path += oe.Field
 		}
 		// path is where the bad value is in the request body ({"ops": [...]}).
 		out.With("path", path)

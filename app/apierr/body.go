@@ -50,7 +50,7 @@ func DecodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 			return Field(typeErr.Field, "%q must be %s", typeErr.Field, want)
 		}
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			f = strings.Trim(f, `"`)
+			f = ops.Echo(strings.Trim(f, `"`))
 			return Field(f, "unknown field %q", f)
 		}
 		return New(http.StatusBadRequest, "malformed_json", "the request body is not valid JSON")

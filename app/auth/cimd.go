@@ -16,6 +16,7 @@ import (
 
 	"github.com/loreweave/loreweave/app/publicnet"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // Client ID Metadata Documents (the MCP authorization spec's recommended way for a client to
@@ -69,6 +70,11 @@ func (o *OAuth) ResolveClient(ctx context.Context, clientID string) (Client, err
 
 func (o *OAuth) fetchMetadata(ctx context.Context, clientID string) (clientMetadata, error) {
 	bad := func(format string, args ...any) (clientMetadata, error) {
+		for i, a := range args {
+			if s, ok := a.(string); ok {
+				args[i] = ops.Echo(s) // the document's values, cut short
+			}
+		}
 		return clientMetadata{}, oauthErr(http.StatusBadRequest, "invalid_client", "the client metadata document at %s %s", clientID, fmt.Sprintf(format, args...))
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)

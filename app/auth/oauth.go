@@ -21,6 +21,7 @@ import (
 
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // Token lifetimes of the OAuth authorization server.
@@ -144,7 +145,7 @@ func (o *OAuth) RegisterClient(name string, redirects []string) (Client, error) 
 	}
 	for _, r := range redirects {
 		if !ValidRedirectURI(r) {
-			return Client{}, oauthErr(http.StatusBadRequest, "invalid_redirect_uri", "redirect URI %q must be https, http on a loopback host, or an app's own scheme (like cursor://), without a fragment", r)
+			return Client{}, oauthErr(http.StatusBadRequest, "invalid_redirect_uri", "redirect URI %q must be https, http on a loopback host, or an app's own scheme (like cursor://), without a fragment", ops.Echo(r))
 		}
 	}
 	name = strings.TrimSpace(name)

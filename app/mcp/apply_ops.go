@@ -118,7 +118,7 @@ func strictArgs(args json.RawMessage, dst any) error {
 	case errors.As(err, &te):
 		return apierr.Field(te.Field, "%q must be %s", te.Field, ops.JSONKind(te.Type.Kind().String()))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		name := ops.Echo(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`))
 		return apierr.Field(name, "unknown argument %q", name)
 	default:
 		return apierr.Field("arguments", "the arguments are not a JSON object: %v", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
 	"github.com/loreweave/loreweave/app/store"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // GetDocumentIn reads a document, whole or in part.
@@ -63,7 +64,7 @@ func (s *Server) getDocument(ctx context.Context, req *sdk.CallToolRequest, in G
 	}
 	for _, f := range fields {
 		if f != "data" && f != "text" {
-			return nil, nil, fail(apierr.Field("fields", "fields may hold data and text, not %q", f).With("allowed", []string{"data", "text"}))
+			return nil, nil, fail(apierr.Field("fields", "fields may hold data and text, not %q", ops.Echo(f)).With("allowed", []string{"data", "text"}))
 		}
 	}
 	paged := in.EventsPage != nil || in.EventsPerPage != nil
@@ -96,7 +97,7 @@ func (s *Server) getDocument(ctx context.Context, req *sdk.CallToolRequest, in G
 			}
 		}
 		if out.Section == nil {
-			return nil, nil, fail(apierr.New(404, "not_found_in_document", "the card has no section %q", in.Section).With("field", "section"))
+			return nil, nil, fail(apierr.New(404, "not_found_in_document", "the card has no section %q", ops.Echo(in.Section)).With("field", "section"))
 		}
 	case paged:
 		page, perPage := 1, 100

@@ -56,23 +56,25 @@ func (s *Server) originAllowed(origin string) bool {
 	})
 }
 
-// rpcErrors turns the SDK's plain-text 400s into JSON-RPC errors a client can read: a request
-// whose method the server does not know gets what JSON-RPC says (a response, code -32601);
-// any other (a GET or DELETE without an Mcp-Session-Id, a malformed message) keeps its 400
-// with an Invalid Request error (-32600) saying what is wrong.
+// rpcErrors turns the SDK's plain-text 400s and 413s into JSON-RPC errors a client can read:
+// a request whose method the server does not know gets what JSON-RPC says (a response, code
+// -32601); any other (a GET or DELETE without an Mcp-Session-Id, a malformed message) keeps
+// its 400 with an Invalid Request error (-32600) saying what is wrong, and a body over maxBody
+// its 413 with one whose data is the REST API's body_too_large.
 type rpcErrors struct {
 	http.ResponseWriter
-	id   json.RawMessage // the request's id, when it is one request
-	held bool            // a plain-text 400 is being held back
-	text []byte
+	id     json.RawMessage // the request's id, when it is one request
+	held   bool            // a plain-text error is being held back
+	status int
+	text   []byte
 }
 
 func (w *rpcErrors) WriteHeader(code int) {
-	if code != http.StatusBadRequest || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+	if code != http.StatusBadRequest && code != http.StatusRequestEntityTooLarge || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
 		w.ResponseWriter.WriteHeader(code)
 		return
 	}
-	w.held = true
+	w.held, w.status = true, code
 }
 
 func (w *rpcErrors) Write(b []byte) (int, error) {
@@ -89,14 +91,22 @@ func (w *rpcErrors) finish() {
 		return
 	}
 	msg := strings.TrimSpace(string(w.text))
-	status, code, id := http.StatusBadRequest, -32600, w.id
-	if strings.Contains(msg, "not handled") && id != nil {
+	status, code, id := w.status, -32600, w.id
+	rpcErr := map[string]any{}
+	switch {
+	case status == http.StatusRequestEntityTooLarge:
+		msg = fmt.Sprintf("the request body is larger than %d bytes (2 MiB)", maxBody)
+		rpcErr["data"] = map[string]any{"code": "body_too_large", "limit": maxBody}
+		// The rest of the body is not read: the connection cannot carry another request.
+		w.Header().Set("Connection", "close")
+	case strings.Contains(msg, "not handled") && id != nil:
 		status, code, msg = http.StatusOK, -32601, "method not found"
 	}
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}}) // plain values: cannot fail
+	rpcErr["code"], rpcErr["message"] = code, msg
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": rpcErr}) // plain values: cannot fail
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Del("Content-Length")

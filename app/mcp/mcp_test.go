@@ -385,6 +385,23 @@ func TestEndpointToTheLetter(t *testing.T) {
 		}
 	}
 
+	// A body over the limit is a JSON-RPC error too, saying what the REST API says.
+	res, body = post("/api/mcp", "", "", `{"jsonrpc":"2.0","id":4,"method":"ping","params":{"x":"`+strings.Repeat("z", 3<<20)+`"}}`)
+	var big struct {
+		JSONRPC string
+		Error   struct {
+			Code int
+			Data struct {
+				Code  string
+				Limit int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &big); res.StatusCode != 413 || err != nil || big.JSONRPC != "2.0" || big.Error.Code != -32600 ||
+		big.Error.Data.Code != "body_too_large" || big.Error.Data.Limit != 2<<20 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		t.Errorf("a body over 2 MiB: %d %.300s", res.StatusCode, body)
+	}
+
 	// A session the server does not have (restarted, idled out) is served without one.
 	res, body = post("/api/mcp", "", "no-such-session", `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`)
 	if res.StatusCode != 200 || !strings.Contains(body, `"apply_content_ops"`) {

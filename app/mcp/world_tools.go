@@ -67,7 +67,7 @@ func (s *Server) addWorldTools(srv *sdk.Server) {
 				return nil, nil, err
 			}
 			if in.Name == nil && in.ParentID == nil {
-				return nil, nil, fail(apierr.Field("name", "send \"name\" and/or \"parentId\" to change"))
+				return nil, nil, fail(apierr.NothingToChange("name", "parentId"))
 			}
 			p, _ := principal(req)
 			d, err = s.Store.UpdateDocument(d, in.Era, store.MetaChange{Name: in.Name, ParentID: in.ParentID}, p.Actor())

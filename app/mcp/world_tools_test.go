@@ -37,7 +37,7 @@ func TestOrganiseThroughMCP(t *testing.T) {
 		card.Name != "Aria Stormborn" || card.ParentID != folder.ID {
 		t.Fatalf("update_document: %+v", card)
 	}
-	if !call(t, session, "update_document", map[string]any{"worldId": w.ID, "documentId": card.ID}, &te) || te.Error.Code != "invalid_field" {
+	if !call(t, session, "update_document", map[string]any{"worldId": w.ID, "documentId": card.ID}, &te) || te.Error.Code != "nothing_to_change" {
 		t.Errorf("update_document with nothing to change: %+v", te)
 	}
 	if !call(t, session, "update_document", map[string]any{"worldId": w.ID, "documentId": folder.ID, "parentId": folder.ID}, &te) || te.Error.Code == "" {

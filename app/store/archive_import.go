@@ -54,9 +54,16 @@ type archiveProblems struct {
 	total int
 }
 
+// add notes a problem of file; the values it repeats from the archive are cut short
+// (ops.Echo).
 func (p *archiveProblems) add(file, format string, args ...any) {
 	p.total++
 	if len(p.list) < MaxArchiveProblems {
+		for i, a := range args {
+			if s, ok := a.(string); ok {
+				args[i] = ops.Echo(s)
+			}
+		}
 		p.list = append(p.list, ArchiveProblem{Path: file, Message: fmt.Sprintf(format, args...)})
 	}
 }
@@ -843,15 +850,17 @@ func (p *importPlan) checkDocumentFiles(d *importDoc, bad map[string]bool, eras 
 			}
 			last[o.Era] = o.Version
 			checkTimes(probs, dir+"ops.jsonl", o.Created)
-			var batch []struct {
-				Op string `json:"op"`
-			}
+			// Each op's "op" member exactly, as ops reads it: a struct field would also take
+			// "Op" or "OP".
+			var batch []map[string]json.RawMessage
 			if err := json.Unmarshal(o.Ops, &batch); err != nil {
 				probs.add(dir+"ops.jsonl", "line %d: ops is not a list of operations (%v)", n, err)
 			}
 			for _, op := range batch {
-				if !supported[op.Op] {
-					probs.add(dir+"ops.jsonl", "line %d: %s documents have no operation %q", n, d.DocumentType, op.Op)
+				var name string
+				_ = json.Unmarshal(op["op"], &name)
+				if !supported[name] {
+					probs.add(dir+"ops.jsonl", "line %d: %s documents have no operation %q", n, d.DocumentType, name)
 					break
 				}
 			}

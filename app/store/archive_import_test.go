@@ -404,6 +404,9 @@ func TestImportRefusesBadArchives(t *testing.T) {
 			card + "document.json": edit(card+"document.json", `"documentType": "card"`, `"documentType": "spaceship"`)}, false)},
 		{"era of nothing", "eras.json", "parent", rewrite(t, a, map[string][]byte{
 			"eras.json": edit("eras.json", `"parentId": "`+r.Era+`"`, `"parentId": "nosuchera000000"`)}, false)},
+		// Member names are case-sensitive, as in the REST API's ops: "Op" names no operation.
+		{"op in capitals", card + "ops.jsonl", "no operation", rewrite(t, a, map[string][]byte{
+			card + "ops.jsonl": edit(card+"ops.jsonl", `[{"op":`, `[{"Op":`)}, false)},
 		{"unknown field", "world.json", "unknown field", rewrite(t, a, map[string][]byte{
 			"world.json": edit("world.json", `"genre"`, `"colour": "red", "genre"`)}, false)},
 		{"not an image", svgFile, "image/svg+xml", rewrite(t, a, map[string][]byte{assetFile: nil, svgFile: svg,

@@ -2,10 +2,13 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"regexp"
+	"strconv"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // MaxOps bounds the operations of one content request, on every surface.
@@ -20,6 +23,26 @@ type ContentBody struct {
 	ClientID  *string            `json:"clientId"`
 	ClientSeq *int64             `json:"clientSeq"`
 }
+
+// DecodeContentBody reads a content request's body (apierr.DecodeJSON). A member named
+// twice inside an op is that op's fault: the error names it as ops.Apply names the op's
+// other faults, with opIndex and the field's path inside the op.
+func DecodeContentBody(w http.ResponseWriter, r *http.Request) (ContentBody, error) {
+	var b ContentBody
+	err := apierr.DecodeJSON(w, r, &b)
+	var e *apierr.Error
+	if errors.As(err, &e) && e.Code == ops.CodeInvalidField {
+		field, _ := e.Details["field"].(string)
+		if m := inOp.FindStringSubmatch(field); m != nil {
+			i, _ := strconv.Atoi(m[1])
+			return b, &ops.Error{Code: ops.CodeInvalidField, OpIndex: i, Field: m[2], Message: e.Message}
+		}
+	}
+	return b, err
+}
+
+// inOp matches the path of a member inside an op of a ContentBody ("ops[2].clips[0].id").
+var inOp = regexp.MustCompile(`^ops\[(\d+)\]\.(.+)$`)
 
 // Client names the editor a write came from: an id the client chose (unique per open
 // editor) and its own sequence number for the write. Both are empty for writes that

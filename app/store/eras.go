@@ -9,6 +9,7 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // Era is a version of a world that inherits everything from its parent by reference.
@@ -69,7 +70,7 @@ func (s *Store) CreateEra(worldID, name, parentID string) (Era, error) {
 	if parentID != MainLine {
 		chain, err := s.EraChain(worldID, parentID)
 		if err != nil {
-			return Era{}, apierr.Field("parentId", "parentId %q is not an era of this world", parentID)
+			return Era{}, apierr.Field("parentId", "parentId %q is not an era of this world", ops.Echo(parentID))
 		}
 		// The chain ends with the main line: its length is the new era's depth.
 		if len(chain) > MaxEraDepth {

@@ -14,6 +14,7 @@ import (
 	"github.com/pocketbase/pocketbase/tools/security"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // Project is an app instance inside a world.
@@ -102,11 +103,11 @@ func (s *Store) cleanConfig(worldID, kind, base string, patch json.RawMessage) (
 				}
 				if c.EraID != MainLine {
 					if _, err := s.Era(worldID, c.EraID); err != nil {
-						return "", apierr.Field("config.eraId", "\"config.eraId\" %q is not an era of this world (use \"\" for the main line)", c.EraID)
+						return "", apierr.Field("config.eraId", "\"config.eraId\" %q is not an era of this world (use \"\" for the main line)", ops.Echo(c.EraID))
 					}
 				}
 			default:
-				return "", apierr.Field("config."+k, "a wiki's config has no %q; it takes \"visibility\" and \"eraId\"", k).
+				return "", apierr.Field("config."+ops.Echo(k), "a wiki's config has no %q; it takes \"visibility\" and \"eraId\"", ops.Echo(k)).
 					With("allowed", []string{"visibility", "eraId"})
 			}
 		}
@@ -165,7 +166,7 @@ func (s *Store) CreateProjectWithConfig(worldID, kind, name string, config json.
 		return Project{}, err
 	}
 	if !slices.Contains(kinds, kind) {
-		return Project{}, apierr.New(http.StatusUnprocessableEntity, "unknown_project_kind", "%q is not an app kind of this world; known kinds: %s", kind, strings.Join(kinds, ", ")).
+		return Project{}, apierr.New(http.StatusUnprocessableEntity, "unknown_project_kind", "%q is not an app kind of this world; known kinds: %s", ops.Echo(kind), strings.Join(kinds, ", ")).
 			With("field", "kind").With("allowed", kinds)
 	}
 	cfg, err := s.cleanConfig(worldID, kind, "", config)

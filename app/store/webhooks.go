@@ -16,6 +16,7 @@ import (
 	"github.com/pocketbase/pocketbase/core"
 
 	"github.com/loreweave/loreweave/app/apierr"
+	"github.com/loreweave/loreweave/ops"
 )
 
 // Webhook is a world's subscription of a URL to some of its changes (app/webhooks sends
@@ -98,7 +99,7 @@ func checkEvents(events []string) ([]string, error) {
 	out := make([]string, 0, len(events))
 	for _, e := range events {
 		if !slices.Contains(known, e) {
-			return nil, apierr.Field("events", "%q is not an event a webhook can send; allowed: %s", e, strings.Join(known, ", ")).With("allowed", known)
+			return nil, apierr.Field("events", "%q is not an event a webhook can send; allowed: %s", ops.Echo(e), strings.Join(known, ", ")).With("allowed", known)
 		}
 		if !slices.Contains(out, e) {
 			out = append(out, e)

@@ -50,8 +50,8 @@ func (w *Web) applyContentOps(e *core.RequestEvent) error {
 	if err != nil {
 		return w.jsonError(e, err)
 	}
-	var body store.ContentBody
-	if err := apierr.DecodeJSON(e.Response, e.Request, &body); err != nil {
+	body, err := store.DecodeContentBody(e.Response, e.Request)
+	if err != nil {
 		return w.jsonError(e, err)
 	}
 	req, err := body.WriteRequest(d, eraID, p.Actor())
