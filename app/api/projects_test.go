@@ -111,7 +111,6 @@ func TestWikiProjectSettings(t *testing.T) {
 		code  string
 		field string
 	}{
-		{map[string]any{}, "invalid_field", "name"},
 		{map[string]any{"name": ""}, "invalid_field", "name"},
 		{map[string]any{"config": map[string]any{"visibility": "everyone"}}, "invalid_field", "config.visibility"},
 		{map[string]any{"config": map[string]any{"eraId": "nosuchera000000"}}, "invalid_field", "config.eraId"},
@@ -123,6 +122,9 @@ func TestWikiProjectSettings(t *testing.T) {
 		if res.Status != http.StatusUnprocessableEntity || res.ErrorCode() != c.code || res.Map(t)["error"].(map[string]any)["field"] != c.field {
 			t.Errorf("PATCH %v: %d %s, want 422 %s naming %s", c.body, res.Status, res.Body, c.code, c.field)
 		}
+	}
+	if res := patch(ann.Key, map[string]any{}); res.Status != http.StatusBadRequest || res.ErrorCode() != "nothing_to_change" {
+		t.Errorf("PATCH {}: %d %s, want 400 nothing_to_change", res.Status, res.Body)
 	}
 	res := s.Post(ann.Key, base, map[string]any{"kind": "wiki", "name": "Bad", "config": map[string]any{"visibility": "secret"}})
 	if res.Status != http.StatusUnprocessableEntity || res.Map(t)["error"].(map[string]any)["field"] != "config.visibility" {
