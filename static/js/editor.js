@@ -87,9 +87,9 @@
         requests--;
         status();
         if (r.status === 401 || r.status === 403 && r.body && r.body.error && r.body.error.code === "csrf_failed") {
-          stop("Your session has ended: sign in again in another tab, then reload. Your unsent text is still here; copy it if you need it.");
+          stop("Your session has ended: sign in again in another tab, then reload.");
         } else if (r.status === 403 || r.status === 404) {
-          stop("You can no longer edit this document.");
+          stop("You can no longer edit this document: your role in this world may have changed. Reload to see it as it is now.");
         }
         if (done) done(r, s);
       }).catch(function (err) {
@@ -129,9 +129,11 @@
     if (live && live.textContent !== liveText) live.textContent = liveText;
   }
 
+  // stop ends editing for good with message, which says so when there is text not saved.
   function stop(message) {
+    var lost = unsent();
     gone = true;
-    root.dataset.stopped = message;
+    root.dataset.stopped = lost ? sentence(message) + " What you wrote since the last save is still here: copy it if you need it." : message;
     setReadOnly();
     status();
   }

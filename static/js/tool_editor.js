@@ -77,9 +77,9 @@
         unreachable = false;
         requests--;
         if (r.status === 401 || (r.status === 403 && errorCode(r) === "csrf_failed")) {
-          stop("Your session has ended: sign in again in another tab, then reload. Your unsent text is still here; copy it if you need it.");
+          stop("Your session has ended: sign in again in another tab, then reload.");
         } else if (r.status === 403 || r.status === 404) {
-          stop("You can no longer edit this document.");
+          stop("You can no longer edit this document: your role in this world may have changed. Reload to see it as it is now.");
         } else if (errorCode(r) === "tool_not_installed") {
           stop(errorText(r) + " Reload the page to see its stored text.");
         }
@@ -111,9 +111,11 @@
     root.classList.toggle("offline", unreachable && !gone);
   }
 
+  // stop ends editing for good with message, which says so when there is text not saved.
   function stop(message) {
+    var lost = unsent();
     gone = true;
-    root.dataset.stopped = message;
+    root.dataset.stopped = lost ? sentence(message) + " What you wrote since the last save is still here: copy it if you need it." : message;
     Object.keys(texts).forEach(function (k) {
       texts[k].view.dispatch({ effects: editable.reconfigure(CM.EditorView.editable.of(false)) });
     });
