@@ -65,4 +65,10 @@ func TestBrowserLocalTimes(t *testing.T) {
 	if strings.Contains(title, "UTC") || !strings.Contains(title, time.Now().In(kolkata).Format("2006")) {
 		t.Fatalf("the exact moment in the title: %q", title)
 	}
+
+	// A public wiki's recent changes too.
+	_, home := w.wiki(t, "Tidewater Wiki", map[string]any{"visibility": "public"})
+	do(t, ctx, chromedp.Navigate(s.URL+home), chromedp.WaitVisible(chromedp.CSS(`[data-testid="wiki-recent-item"] time`)))
+	waitJS(t, ctx, "the wiki's time written again", `!document.querySelector('[data-testid="wiki-recent-item"] time').textContent.includes("UTC")`)
+	check(`[data-testid="wiki-recent-item"] time`, "15:04")
 }
