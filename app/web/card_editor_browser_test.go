@@ -192,7 +192,11 @@ func TestBrowserCardEditorLayout(t *testing.T) {
 	}
 	signInTo(t, ctx, s, ann, paths["light"], `[data-testid="card-editor"]`)
 	for _, width := range []int64{1366, 390} {
-		do(t, ctx, chromedp.EmulateViewport(width, 900))
+		if width < 500 { // a phone: a touch screen
+			do(t, ctx, chromedp.EmulateViewport(width, 900, chromedp.EmulateMobile, chromedp.EmulateTouch))
+		} else {
+			do(t, ctx, chromedp.EmulateViewport(width, 900))
+		}
 		for _, theme := range []string{"light", "dark"} {
 			do(t, ctx, chromedp.Navigate(s.URL+paths[theme]), chromedp.WaitVisible(chromedp.CSS(`[data-testid="card-editor"] .cm-content`)))
 			waitJS(t, ctx, "saved state", `document.querySelector('[data-testid="save-status"]').textContent === "All changes saved"`)
