@@ -25,8 +25,11 @@ type ParamSpec struct {
 	Description string `json:"description"`
 	// Enum lists the allowed values, when there are few.
 	Enum []string `json:"enum,omitempty"`
-	// Items describes the elements of an array.
-	Items *ParamSpec `json:"items,omitempty"`
+	// Items describes the elements of an array, MinItems and MaxItems bound how many (0: no
+	// bound).
+	Items    *ParamSpec `json:"items,omitempty"`
+	MinItems int        `json:"minItems,omitempty"`
+	MaxItems int        `json:"maxItems,omitempty"`
 	// Fields lists the members of an object.
 	Fields []ParamSpec `json:"fields,omitempty"`
 }
@@ -90,7 +93,7 @@ func Catalog() []OpSpec {
 			idOf("section"),
 			param("baseVersion", "integer", true, "The document version the splices were made on."),
 			{
-				Name: "splices", Type: "array", Required: true,
+				Name: "splices", Type: "array", Required: true, MinItems: 1, MaxItems: maxSplices,
 				Description: fmt.Sprintf("At least one and at most %d splices (and %d in one request), applied in order, each to the text the previous one left. Positions are UTF-16 code units.", maxSplices, maxRequestSplices),
 				Items: &ParamSpec{Type: "object", Description: "Delete del units at pos, then insert ins at pos.", Fields: []ParamSpec{
 					param("pos", "integer", true, "Position in UTF-16 code units; never inside a surrogate pair."),
@@ -186,6 +189,12 @@ func (p ParamSpec) Schema() map[string]any {
 	}
 	if p.Items != nil {
 		s["items"] = p.Items.Schema()
+	}
+	if p.MinItems > 0 {
+		s["minItems"] = p.MinItems
+	}
+	if p.MaxItems > 0 {
+		s["maxItems"] = p.MaxItems
 	}
 	if len(p.Fields) > 0 {
 		props := map[string]any{}

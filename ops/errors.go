@@ -57,6 +57,19 @@ func Echo(s string) string {
 	return s
 }
 
+// EchoSprintf is fmt.Sprintf with every string argument cut short by Echo: a message that
+// repeats values a client or a document sent.
+func EchoSprintf(format string, args ...any) string {
+	short := make([]any, len(args))
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			a = Echo(s)
+		}
+		short[i] = a
+	}
+	return fmt.Sprintf(format, short...)
+}
+
 func fieldError(field, format string, args ...any) *Error {
 	return &Error{Code: CodeInvalidField, Field: field, Message: fmt.Sprintf(format, args...)}
 }

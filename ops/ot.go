@@ -591,11 +591,11 @@ func utf16Len(s string) int {
 	return n
 }
 
-// asciiRun returns how many of the first max bytes of s are ASCII (one UTF-16 unit each),
+// asciiRun returns how many of the first limit bytes of s are ASCII (one UTF-16 unit each),
 // eight at a time while it can: most text is, and decoding it rune by rune was most of the
 // cost of an edit to a long section.
-func asciiRun(s string, max int) int {
-	end := min(len(s), max)
+func asciiRun(s string, limit int) int {
+	end := min(len(s), limit)
 	i := 0
 	for i+8 <= end {
 		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |

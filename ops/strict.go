@@ -294,8 +294,11 @@ func PathAt(data []byte, offset int64) string {
 // stringAt returns the string at path in data, valid JSON (path as PathAt writes it).
 func stringAt(data []byte, path string) (s string, ok bool) {
 	valuePath(data, func(tok json.Token, _ int64, at func(bool) string) bool {
-		s, ok = tok.(string)
-		return ok && at(true) == path
+		str, isString := tok.(string)
+		if isString && at(true) == path {
+			s, ok = str, true
+		}
+		return ok
 	})
 	return s, ok
 }

@@ -235,3 +235,24 @@ func TestPathAt(t *testing.T) {
 		t.Errorf("past the end: %q", got)
 	}
 }
+
+// TestStringAt: stringAt finds the string at a path, and nothing where the path is missing
+// or holds another kind of value (it once answered with the last string it passed).
+func TestStringAt(t *testing.T) {
+	data := []byte(`{"op":"x","clips":[{"id":"a"},{"id":7}],"body":"a\rb"}`)
+	for _, c := range []struct {
+		path string
+		want string
+		ok   bool
+	}{
+		{"op", "x", true},
+		{"clips[0].id", "a", true},
+		{"body", "a\rb", true},
+		{"clips[1].id", "", false},
+		{"missing", "", false},
+	} {
+		if s, ok := stringAt(data, c.path); s != c.want || ok != c.ok {
+			t.Errorf("stringAt(%q) = %q, %v; want %q, %v", c.path, s, ok, c.want, c.ok)
+		}
+	}
+}

@@ -70,12 +70,7 @@ func (o *OAuth) ResolveClient(ctx context.Context, clientID string) (Client, err
 
 func (o *OAuth) fetchMetadata(ctx context.Context, clientID string) (clientMetadata, error) {
 	bad := func(format string, args ...any) (clientMetadata, error) {
-		for i, a := range args {
-			if s, ok := a.(string); ok {
-				args[i] = ops.Echo(s) // the document's values, cut short
-			}
-		}
-		return clientMetadata{}, oauthErr(http.StatusBadRequest, "invalid_client", "the client metadata document at %s %s", clientID, fmt.Sprintf(format, args...))
+		return clientMetadata{}, oauthErr(http.StatusBadRequest, "invalid_client", "the client metadata document at %s %s", clientID, ops.EchoSprintf(format, args...))
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

@@ -59,12 +59,7 @@ type archiveProblems struct {
 func (p *archiveProblems) add(file, format string, args ...any) {
 	p.total++
 	if len(p.list) < MaxArchiveProblems {
-		for i, a := range args {
-			if s, ok := a.(string); ok {
-				args[i] = ops.Echo(s)
-			}
-		}
-		p.list = append(p.list, ArchiveProblem{Path: file, Message: fmt.Sprintf(format, args...)})
+		p.list = append(p.list, ArchiveProblem{Path: file, Message: ops.EchoSprintf(format, args...)})
 	}
 }
 

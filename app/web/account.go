@@ -11,7 +11,6 @@ import (
 
 	"github.com/loreweave/loreweave/app/apierr"
 	"github.com/loreweave/loreweave/app/auth"
-	"github.com/loreweave/loreweave/app/store"
 	"github.com/loreweave/loreweave/views"
 )
 
@@ -233,14 +232,4 @@ func (n *newKeySecrets) take(id, userID string) (newKeySecret, bool) {
 func (w *Web) setNewKeyCookie(e *core.RequestEvent, id string, maxAge int) {
 	http.SetCookie(e.Response, &http.Cookie{Name: newKeyCookie, Value: id, Path: "/settings/api-keys", MaxAge: maxAge,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: w.secure(e.Request)})
-}
-
-// moment shows a stored timestamp to the minute, in UTC until the page's script writes it
-// in the reader's time zone ("" has no text).
-func moment(s string) views.Moment {
-	t := store.ParseTime(s)
-	if t.IsZero() {
-		return views.Moment{Text: s}
-	}
-	return views.Moment{Text: t.UTC().Format("2006-01-02 15:04") + " UTC", Datetime: t.UTC().Format(time.RFC3339)}
 }

@@ -88,8 +88,10 @@
         status();
         if (r.status === 401 || r.status === 403 && r.body && r.body.error && r.body.error.code === "csrf_failed") {
           stop("Your session has ended: sign in again in another tab, then reload.");
-        } else if (r.status === 403 || r.status === 404) {
+        } else if (r.status === 403) {
           stop("You can no longer edit this document: your role in this world may have changed. Reload to see it as it is now.");
+        } else if (r.status === 404) {
+          stop("This document was deleted, or you can no longer see it.");
         }
         if (done) done(r, s);
       }).catch(function (err) {

@@ -78,8 +78,10 @@
         requests--;
         if (r.status === 401 || (r.status === 403 && errorCode(r) === "csrf_failed")) {
           stop("Your session has ended: sign in again in another tab, then reload.");
-        } else if (r.status === 403 || r.status === 404) {
+        } else if (r.status === 403) {
           stop("You can no longer edit this document: your role in this world may have changed. Reload to see it as it is now.");
+        } else if (r.status === 404) {
+          stop("This document was deleted, or you can no longer see it.");
         } else if (errorCode(r) === "tool_not_installed") {
           stop(errorText(r) + " Reload the page to see its stored text.");
         }
