@@ -101,3 +101,20 @@ func BenchmarkEditLongSection(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAddEventLongTimeline adds an event to a timeline of 500 (the load's timelines):
+// the new event is put in its place, not the timeline sorted again.
+func BenchmarkAddEventLongTimeline(b *testing.B) {
+	tl := Empty("timeline").(*Timeline)
+	for i := range 500 {
+		tl.Events = append(tl.Events, Event{ID: fmt.Sprintf("evt-%08d", i), Label: fmt.Sprintf("Event %d of the long war", i),
+			DateMs: int64(i) * 1e9, Description: "A battle at the ford, where the river turned red and the banners fell."})
+	}
+	ops := []json.RawMessage{json.RawMessage(`{"op":"timeline.addEvent","label":"New","dateMs":5}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Apply(tl, Request{Version: 1, Ops: ops}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

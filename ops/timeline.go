@@ -140,8 +140,15 @@ func timelineAddEvent(c *opCtx, doc Document) (any, error) {
 	if len(t.Events) >= maxEvents {
 		return nil, tooMany("events", "events", maxEvents)
 	}
-	t.Events = append(t.Events, ev)
-	t.sort()
+	// After the events of its date and before later ones, where the stable sort would put
+	// it (the events are in order): a search, not a sort of a long timeline at every event.
+	at, _ := slices.BinarySearchFunc(t.Events, date, func(e Event, d int64) int {
+		if e.DateMs <= d {
+			return -1
+		}
+		return 1
+	})
+	t.Events = slices.Insert(t.Events, at, ev)
 	c.out.Created = append(c.out.Created, Created{ID: ev.ID, Label: ev.Label})
 	return struct {
 		Op string `json:"op"`
