@@ -130,6 +130,10 @@ func TestCommandLine(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	base, _, output := serve(t, bin, dir, "LOREWEAVE_DEFAULT_PLAN=pro")
+	// The announcement follows the server's start: it may come a moment after the first answer.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(output(), base+"/signup") && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if !strings.Contains(output(), base+"/signup") {
 		t.Errorf("first start does not print the sign-up URL:\n%s", output())
 	}

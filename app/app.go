@@ -212,7 +212,7 @@ func (lw *Loreweave) Announcement() string {
 		return ""
 	}
 	if !lw.Config.SignupOpen() {
-		return fmt.Sprintf("No accounts yet, and sign-up is closed. Create yours with:\n  loreweave users create --dir %q --email you@example.com --password '…' --name You",
+		return fmt.Sprintf("No accounts yet, and sign-up is closed. Create yours with:\n  loreweave users create --dir %q --email you@example.com --name You   (it asks for the password)",
 			lw.PB.DataDir())
 	}
 	return fmt.Sprintf("No accounts yet. Create yours at %s/signup", strings.TrimRight(lw.Config.BaseURL, "/"))
