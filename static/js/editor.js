@@ -552,6 +552,11 @@
       });
     });
     dismiss.addEventListener("click", close);
+    // Whoever was typing types on for a moment: a space on the focused notice would scroll
+    // the page away from it.
+    ["keydown", "keypress"].forEach(function (type) {
+      note.addEventListener(type, function (ev) { if (ev.target === note && ev.key === " ") ev.preventDefault(); });
+    });
     box.prepend(note);
     return note;
   }
