@@ -57,7 +57,7 @@ func TestBrowserTypingAtTheSamePlace(t *testing.T) {
 
 // TestBrowserSectionRemovedWhileTyping: Bob, on a phone, is writing in a section when Ann
 // removes it. The notice that says so takes his focus and stays in view while he types on
-// for a moment (a space on it used to scroll the page away from it).
+// for a moment (a space on it used to scroll the page away from it), and names her.
 func TestBrowserSectionRemovedWhileTyping(t *testing.T) {
 	s := apptest.Start(t)
 	ann, bob := s.NewUser("Ann Author"), s.NewUser("Bob Builder")
@@ -79,6 +79,9 @@ func TestBrowserSectionRemovedWhileTyping(t *testing.T) {
 	waitJS(t, a, "confirmation", `document.querySelector("#remove-section-dialog").open`)
 	do(t, a, chromedp.Click(chromedp.CSS(`[data-testid="confirm-remove"]`)))
 	waitJS(t, b, "focus on the notice", `document.activeElement.matches('[data-testid="section-removed"]')`)
+	if got := eval[string](t, b, `document.querySelector('[data-testid="section-removed"] p').textContent`); !strings.HasPrefix(got, "Ann Author removed the section “Legends”") {
+		t.Fatalf("notice %q", got)
+	}
 	do(t, b, chromedp.KeyEvent(" she drowned at sea and was never found"))
 	time.Sleep(600 * time.Millisecond) // a page scroll is smooth: let one end
 	if !eval[bool](t, b, `(() => { const r = document.querySelector('[data-testid="section-removed"]').getBoundingClientRect();
