@@ -127,3 +127,40 @@ func TestBrowserTimelineEditor(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserTimelineEventRemovedWhileEdited: Bob is editing an event when Ann removes it.
+// Saving tells him so in words (not an id) and, saved again, adds it back as he wrote it.
+func TestBrowserTimelineEventRemovedWhileEdited(t *testing.T) {
+	s := apptest.Start(t)
+	ann, bob := s.NewUser("Ann Author"), s.NewUser("Bob Builder")
+	w := newWorld(t, s, ann, "Tidewater")
+	s.AddMember(ann, w.ID, bob, "editor")
+	tl := w.doc(t, "Ages", "timeline", "", "")
+	var added struct{ Created []struct{ ID string } }
+	s.Must(s.Post(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+tl+"/content", map[string]any{"ops": []any{
+		map[string]any{"op": "timeline.addEvent", "label": "The Long Tide", "dateMs": 0}}}), http.StatusOK).JSON(t, &added)
+	ctx := browser(t)
+	signInTo(t, ctx, s, bob, "/w/"+w.Slug+"/d/"+tl, `[data-edit-event]`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-edit-event]`)))
+	waitJS(t, ctx, "edit dialog", `document.querySelector("#event-dialog").open`)
+	do(t, ctx, chromedp.SendKeys(chromedp.CSS(`[data-testid="edit-event-description"]`), "The sea rose for a year."))
+	w.apply(t, tl, "", map[string]any{"op": "timeline.removeEvent", "id": added.Created[0].ID})
+	waitJS(t, ctx, "removal seen", `document.querySelectorAll('[data-testid="event"]').length === 0`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="event-save"]`)))
+	waitJS(t, ctx, "told in words", `document.querySelector("#event-dialog").open &&
+		document.querySelector("#event-dialog .field-error").textContent.startsWith("Someone else removed this event while you were editing it")`)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="event-save"]`)))
+	waitJS(t, ctx, "added back", `!document.querySelector("#event-dialog").open &&
+		Array.from(document.querySelectorAll('[data-testid="event-label"]')).map(e => e.textContent).join() === "The Long Tide"`)
+	var got struct {
+		Content struct {
+			Data struct {
+				Events []struct{ Label, Description string }
+			}
+		}
+	}
+	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+tl), http.StatusOK).JSON(t, &got)
+	if ev := got.Content.Data.Events; len(ev) != 1 || ev[0].Description != "The sea rose for a year." {
+		t.Fatalf("events %+v", ev)
+	}
+}

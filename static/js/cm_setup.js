@@ -358,6 +358,10 @@
       return [
         CM.EditorView.cspNonce.of(nonce || ""),
         CM.EditorState.lineSeparator.of("\n"),
+        // With "\n" as the only line separator a pasted or dropped "\r\n" (as many clipboards
+        // hold it) would stay in the text, while the server stores "\n": the two would count
+        // positions differently from there on. Text comes in with the server's line ending.
+        CM.EditorView.clipboardInputFilter.of(function (text) { return text.replace(/\r\n?/g, "\n"); }),
         CM.history(),
         CM.drawSelection(),
         CM.highlightSpecialChars(),

@@ -529,14 +529,15 @@
     focusOnCreate[s] = true;
   });
 
-  // offerRestore says that someone else removed a section (perhaps while this editor was
-  // writing in it) and offers to add it back, as this editor had it.
-  function offerRestore(title, body, unsent) {
+  // offerRestore says that someone else (who, a name, when known) removed a section
+  // (perhaps while this editor was writing in it) and offers to add it back, as this editor
+  // had it.
+  function offerRestore(title, body, unsent, who) {
     var box = root.querySelector("#section-removed");
     var restore = el("button", { type: "button", className: "secondary", "data-testid": "section-restore", text: "Restore “" + title + "”" });
     var dismiss = el("button", { type: "button", className: "link", text: "Dismiss" });
     var note = el("div", { className: "alert", role: "status", "data-testid": "section-removed" }, [
-      el("p", { text: "Someone else removed the section “" + title + "”" + (unsent ? " while you were writing in it." : ".") }),
+      el("p", { text: (who || "Someone else") + " removed the section “" + title + "”" + (unsent ? " while you were writing in it." : ".") }),
       el("div", { className: "dialog-buttons" }, [dismiss, restore]),
     ]);
     // The notice goes once answered; the focus, if it was in it, to "Add section" rather than
@@ -552,6 +553,11 @@
       });
     });
     dismiss.addEventListener("click", close);
+    // Whoever was typing types on for a moment: a space on the focused notice would scroll
+    // the page away from it.
+    ["keydown", "keypress"].forEach(function (type) {
+      note.addEventListener(type, function (ev) { if (ev.target === note && ev.key === " ") ev.preventDefault(); });
+    });
     box.prepend(note);
     return note;
   }
@@ -690,8 +696,9 @@
 
   // applyOp applies one op as applied (from the stream) to the model and the page. own is
   // true for this editor's own writes, whose text edits are already in the editor; first
-  // for a write by a client whose id is greater than this editor's (see remoteText).
-  function applyOp(op, own, v, first) {
+  // for a write by a client whose id is greater than this editor's (see remoteText); who
+  // names the writer.
+  function applyOp(op, own, v, first, who) {
     var i, sec;
     switch (op.op) {
       case "card.rename":
@@ -732,7 +739,7 @@
         model.sections = model.sections.filter(function (s) { return s.id !== op.id; });
         if (sec) {
           var wasFocused = sec.el.contains(document.activeElement);
-          var note = own ? null : offerRestore(sec.title, sec.view.state.doc.toString(), !!(sec.inflight || sec.pending));
+          var note = own ? null : offerRestore(sec.title, sec.view.state.doc.toString(), !!(sec.inflight || sec.pending), who);
           sec.view.destroy();
           sec.el.remove();
           delete sections[op.id];
@@ -786,7 +793,7 @@
     // the in-flight edit into the section's base text.
     (ev.ops || []).forEach(function (op) {
       if (mine && op.op === "card.editSectionText") return;
-      applyOp(op, mine, ev.version, first);
+      applyOp(op, mine, ev.version, first, ev.actor && ev.actor.name);
     });
     if (acked) {
       acked.base = OT.apply(acked.base, acked.inflight);

@@ -102,12 +102,23 @@
   });
 
   // Save keeps the dialog open until the server accepts the change, and says why it did not.
+  // An event someone else removed meanwhile is added back, as written in the dialog, once
+  // the writer saves again after being told.
   dialog.querySelector("[data-testid=event-save]").addEventListener("click", function (ev) {
     ev.preventDefault();
     if (!editing) return;
     var b = editing.before, op = { op: "timeline.updateEvent", id: editing.id };
     var label = edit.label.value.trim();
     if (!label) { edit.showError("Give the event a label."); return; }
+    if (editing.removed) {
+      edit.readDate()
+        .then(function (d) {
+          return post([{ op: "timeline.addEvent", label: label, dateMs: d.dateMs, precision: d.precision, description: edit.description.value }]);
+        })
+        .then(function () { editing = null; dialog.close("saved"); })
+        .catch(function (err) { edit.showError(err.message); });
+      return;
+    }
     if (label !== b.label) op.label = label;
     if (edit.description.value !== (b.description || "")) op.description = edit.description.value;
     var dateChanged = edit.date.value.trim() !== b.when || edit.precision.value !== b.precision;
@@ -118,7 +129,14 @@
         return post([op]);
       })
       .then(function () { editing = null; dialog.close("saved"); })
-      .catch(function (err) { edit.showError(err.message); });
+      .catch(function (err) {
+        if (err.code === "not_found_in_document") {
+          editing.removed = true;
+          edit.showError("Someone else removed this event while you were editing it. Save again to add it back as written here, or Cancel.");
+          return;
+        }
+        edit.showError(err.message);
+      });
   });
 
   root.hidden = false;

@@ -15,7 +15,9 @@
       return res.json().catch(function () { return null; }).then(function (body) {
         if (!res.ok) {
           var msg = body && body.error ? body.error.message : "the server answered " + res.status;
-          throw new Error(msg.charAt(0).toUpperCase() + msg.slice(1));
+          var err = new Error(msg.charAt(0).toUpperCase() + msg.slice(1));
+          err.code = body && body.error ? body.error.code : ""; // the API's error code, for the editor to act on
+          throw err;
         }
         return body;
       });
