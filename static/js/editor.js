@@ -73,6 +73,20 @@
   // none), so that another sentence can follow it.
   function sentence(msg) { return /[.!?]$/.test(msg) ? msg : msg + "."; }
 
+  // retryLater runs attempt after delay, or at once when the browser says it is online again:
+  // a writer back from a dropped connection does not wait out the back-off to see "saved".
+  var retries = [];
+  function retryLater(attempt, delay) {
+    var r = { attempt: attempt };
+    r.timer = setTimeout(function () { retries.splice(retries.indexOf(r), 1); attempt(); }, delay);
+    retries.push(r);
+  }
+  window.addEventListener("online", function () {
+    var now = retries;
+    retries = [];
+    now.forEach(function (r) { clearTimeout(r.timer); r.attempt(); });
+  });
+
   // write sends ops and calls done(result) when the server has answered for good: retried
   // with the same sequence number while the network or the server fails.
   function write(ops, done, s) {
@@ -98,7 +112,7 @@
         // A network failure (not a busy server) means offline, even while the stream still
         // looks open.
         if (!err || err.message !== "retry") unreachable = true;
-        setTimeout(attempt, delay);
+        retryLater(attempt, delay);
         delay = Math.min(delay * 2, RETRY_MAX_MS);
         status();
       });
@@ -1078,6 +1092,10 @@
     }
     open();
     window.addEventListener("pagehide", function () { es.close(); });
+    // Back online, reconnect at once rather than when the browser's retry delay is up.
+    window.addEventListener("online", function () {
+      if (!gone && es.readyState !== EventSource.OPEN) { es.close(); open(); }
+    });
     window.addEventListener("pageshow", function (ev) { if (ev.persisted) open(); });
   }
 

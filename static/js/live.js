@@ -36,6 +36,17 @@
     open(s);
   }
 
+  // Back online, a stream that is waiting to reconnect does so at once, not when its
+  // browser's retry delay is up.
+  window.addEventListener("online", function () {
+    streams.forEach(function (s) {
+      if (s.es && s.es.readyState !== EventSource.OPEN) {
+        s.es.close();
+        open(s);
+      }
+    });
+  });
+
   // stopAll closes every stream for good: the page has nothing left to follow.
   function stopAll() {
     streams.forEach(function (s) {

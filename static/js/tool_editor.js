@@ -63,6 +63,20 @@
   // none), so that another sentence can follow it.
   function sentence(msg) { return /[.!?]$/.test(msg) ? msg : msg + "."; }
 
+  // retryLater runs attempt after delay, or at once when the browser says it is online again:
+  // a writer back from a dropped connection does not wait out the back-off to see "saved".
+  var retries = [];
+  function retryLater(attempt, delay) {
+    var r = { attempt: attempt };
+    r.timer = setTimeout(function () { retries.splice(retries.indexOf(r), 1); attempt(); }, delay);
+    retries.push(r);
+  }
+  window.addEventListener("online", function () {
+    var now = retries;
+    retries = [];
+    now.forEach(function (r) { clearTimeout(r.timer); r.attempt(); });
+  });
+
   // write sends ops and calls done(result, seq) once the server has answered for good: sent
   // again with the same sequence number while the network or the server fails, so nothing is
   // lost or applied twice.
@@ -90,7 +104,7 @@
       }).catch(function (err) {
         if (!err || err.message !== "retry") unreachable = true;
         status();
-        setTimeout(attempt, delay);
+        retryLater(attempt, delay);
         delay = Math.min(delay * 2, RETRY_MAX_MS);
       });
     })();
