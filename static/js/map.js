@@ -118,7 +118,12 @@
     function say(el, msg) { el.textContent = msg || ""; el.hidden = !msg; }
     function write(ops, errorEl) {
       say(errorEl, "");
-      return post(ops).catch(function (err) { say(errorEl, err.message); throw err; });
+      return post(ops).catch(function (err) {
+        // A pin someone else removed while it was open here (its removal reaches the map on
+        // the stream) is named in words, not by the server's id.
+        say(errorEl, err.code === "not_found_in_document" ? "Someone else removed this pin meanwhile: the change was not saved." : err.message);
+        throw err;
+      });
     }
     function clamp(v, hi) { return Math.round(Math.min(Math.max(v, 0), hi)); }
     function pixel(st, ll) { return { x: clamp(ll.lng, st.w), y: clamp(st.h - ll.lat, st.h) }; }
