@@ -222,11 +222,18 @@
       place(li, doc.parentId || "");
     }
 
+    // remove takes a document's item off the list. If the keyboard was in it (its rename box,
+    // say), the page says what happened and the focus goes to the list's heading rather than
+    // to nowhere.
     function remove(li) {
-      var from = li.parentElement;
+      var from = li.parentElement, hadFocus = li.contains(document.activeElement);
       li.remove();
       dropIfEmpty(from);
       toggleEmpty();
+      if (!hadFocus) return;
+      var said = document.querySelector("[data-organise-status]"), heading = document.getElementById("docs-title");
+      if (said) said.textContent = "“" + (li.dataset.name || "The document") + "” was deleted meanwhile.";
+      if (heading) heading.focus();
     }
 
     // deleted removes a document once the server confirms it is gone from this page's era:
