@@ -55,7 +55,11 @@ func TestBrowserBackOnlineSavesAtOnce(t *testing.T) {
 	time.Sleep(8 * time.Second)
 	do(t, ctx, offline(false))
 	waitJSFor(t, ctx, 3*time.Second, "saved within moments of coming back", status+` === "All changes saved"`)
-	var got struct{ Content struct{ Data struct{ Sections []struct{ Body string } } } }
+	var got struct {
+		Content struct {
+			Data struct{ Sections []struct{ Body string } }
+		}
+	}
 	s.Must(s.Get(ann.Key, "/api/v1/worlds/"+w.ID+"/documents/"+card), http.StatusOK).JSON(t, &got)
 	if body := got.Content.Data.Sections[0].Body; body != "Start. Written offline." {
 		t.Fatalf("saved %q", body)
