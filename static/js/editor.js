@@ -20,6 +20,7 @@
   var root = document.querySelector("[data-card-editor]");
   if (!root || !window.CM || !window.LoreOT || !window.LoreCM) return;
   var CM = window.CM, OT = window.LoreOT, Live = window.LoreLive || {};
+  var retryLater = Live.retryLater || function (attempt, delay) { setTimeout(attempt, delay); };
 
   var FLUSH_MS = 60;        // keystroke batching
   var CURSOR_MS = 120;      // cursor updates, at most this often
@@ -72,20 +73,6 @@
   // sentence ends a message with a full stop when it has none (the server's messages have
   // none), so that another sentence can follow it.
   function sentence(msg) { return /[.!?]$/.test(msg) ? msg : msg + "."; }
-
-  // retryLater runs attempt after delay, or at once when the browser says it is online again:
-  // a writer back from a dropped connection does not wait out the back-off to see "saved".
-  var retries = [];
-  function retryLater(attempt, delay) {
-    var r = { attempt: attempt };
-    r.timer = setTimeout(function () { retries.splice(retries.indexOf(r), 1); attempt(); }, delay);
-    retries.push(r);
-  }
-  window.addEventListener("online", function () {
-    var now = retries;
-    retries = [];
-    now.forEach(function (r) { clearTimeout(r.timer); r.attempt(); });
-  });
 
   // write sends ops and calls done(result) when the server has answered for good: retried
   // with the same sequence number while the network or the server fails.

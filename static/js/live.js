@@ -36,6 +36,21 @@
     open(s);
   }
 
+  // retryLater runs attempt after delay, or at once when the browser says it is online again
+  // (the editors' writes): a writer back from a dropped connection does not wait out the
+  // back-off to see "saved".
+  var retries = [];
+  function retryLater(attempt, delay) {
+    var r = { attempt: attempt };
+    r.timer = setTimeout(function () { retries.splice(retries.indexOf(r), 1); attempt(); }, delay);
+    retries.push(r);
+  }
+  window.addEventListener("online", function () {
+    var now = retries;
+    retries = [];
+    now.forEach(function (r) { clearTimeout(r.timer); r.attempt(); });
+  });
+
   // Back online, a stream that is waiting to reconnect does so at once, not when its
   // browser's retry delay is up.
   window.addEventListener("online", function () {
@@ -690,9 +705,11 @@
     }
   }
 
-  // The card editor (static/js/editor.js) follows its document itself and borrows these.
+  // The editors (static/js/editor.js, tool_editor.js) borrow these; the card editor follows
+  // its document itself.
   window.LoreLive = {
     showPresence: showPresence,
+    retryLater: retryLater,
     refreshBacklinks: refreshBacklinks,
     // refreshCrumbs fetches a document's fragment and puts in its fresh breadcrumbs.
     refreshCrumbs: function (url) {

@@ -18,6 +18,7 @@
   var root = document.querySelector("[data-tool-editor]");
   if (!root || !window.CM || !window.LoreOT || !window.LoreCM) return;
   var CM = window.CM, OT = window.LoreOT;
+  var retryLater = window.LoreLive && window.LoreLive.retryLater || function (attempt, delay) { setTimeout(attempt, delay); };
 
   var FLUSH_MS = 60;        // keystroke batching
   var RETRY_MAX_MS = 8000;  // back-off ceiling for failed requests
@@ -62,20 +63,6 @@
   // sentence ends a message with a full stop when it has none (the server's messages have
   // none), so that another sentence can follow it.
   function sentence(msg) { return /[.!?]$/.test(msg) ? msg : msg + "."; }
-
-  // retryLater runs attempt after delay, or at once when the browser says it is online again:
-  // a writer back from a dropped connection does not wait out the back-off to see "saved".
-  var retries = [];
-  function retryLater(attempt, delay) {
-    var r = { attempt: attempt };
-    r.timer = setTimeout(function () { retries.splice(retries.indexOf(r), 1); attempt(); }, delay);
-    retries.push(r);
-  }
-  window.addEventListener("online", function () {
-    var now = retries;
-    retries = [];
-    now.forEach(function (r) { clearTimeout(r.timer); r.attempt(); });
-  });
 
   // write sends ops and calls done(result, seq) once the server has answered for good: sent
   // again with the same sequence number while the network or the server fails, so nothing is
