@@ -219,8 +219,8 @@ func (c *cursor) take(n int) (part comp, ok bool) {
 	part = comp{kind: h.kind, n: n}
 	c.head.n -= n
 	if h.kind == insertComp {
-		at, bad := advance(h.ins, 0, n)
-		if bad != "" {
+		at, err := advance(h.ins, 0, n)
+		if err != nil {
 			return comp{}, false
 		}
 		part.ins, c.head.ins = h.ins[:at], h.ins[at:]
@@ -228,8 +228,12 @@ func (c *cursor) take(n int) (part comp, ok bool) {
 	return part, true
 }
 
-// errSplit is a position that falls inside a surrogate pair.
-var errSplit = errors.New("falls inside a surrogate pair (one character such as an emoji counts as two units)")
+// errSplit is a position that falls inside a surrogate pair, errPastEnd one past the end of
+// the text.
+var (
+	errSplit   = errors.New("falls inside a surrogate pair (one character such as an emoji counts as two units)")
+	errPastEnd = errors.New("is past the end of the text")
+)
 
 // compose returns a then b, b made on a's result. An error means b cuts a surrogate pair of
 // text a inserted.
@@ -465,9 +469,9 @@ func applyOp(text string, op textOp) (string, error) {
 			b.WriteString(c.ins)
 			continue
 		}
-		next, bad := advance(text, at, c.n)
-		if bad != "" {
-			return "", fieldError("splices", "the edit's position %d %s (the text is %d UTF-16 code units long)", pos+c.n, bad, utf16Len(text))
+		next, err := advance(text, at, c.n)
+		if err != nil {
+			return "", fieldError("splices", "the edit's position %d %s (the text is %d UTF-16 code units long)", pos+c.n, err, utf16Len(text))
 		}
 		if c.kind == retainComp {
 			b.WriteString(text[at:next])
@@ -512,11 +516,11 @@ func ApplySplices(text string, splices []Splice) (string, error) {
 }
 
 // advance returns the byte offset reached by moving units UTF-16 code units forward from
-// byte offset i of s, or a reason why that position does not exist.
-func advance(s string, i, units int) (int, string) {
+// byte offset i of s, or why that position does not exist (errPastEnd, errSplit).
+func advance(s string, i, units int) (int, error) {
 	for units > 0 {
 		if i >= len(s) {
-			return i, "is past the end of the text"
+			return i, errPastEnd
 		}
 		if n := asciiRun(s[i:], units); n > 0 {
 			i += n
@@ -529,12 +533,12 @@ func advance(s string, i, units int) (int, string) {
 			w = 2
 		}
 		if w > units {
-			return i, "falls inside a surrogate pair (one character such as an emoji counts as two units)"
+			return i, errSplit
 		}
 		units -= w
 		i += size
 	}
-	return i, ""
+	return i, nil
 }
 
 // unitCursor walks a text by UTF-16 positions. It goes forward from where it last stopped
@@ -549,27 +553,17 @@ type unitCursor struct {
 // boundary reports whether position p does not fall inside a surrogate pair: p is at most 0,
 // at or past the end of the text, or between two characters.
 func (c *unitCursor) boundary(p int) bool {
+	if p <= 0 {
+		return true
+	}
 	if p < c.unit {
 		c.byteAt, c.unit = 0, 0
 	}
-	for c.unit < p && c.byteAt < len(c.s) {
-		if n := asciiRun(c.s[c.byteAt:], p-c.unit); n > 0 {
-			c.unit += n
-			c.byteAt += n
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(c.s[c.byteAt:])
-		w := 1
-		if r > 0xFFFF {
-			w = 2
-		}
-		if c.unit+w > p {
-			return false
-		}
-		c.unit += w
-		c.byteAt += size
+	next, err := advance(c.s, c.byteAt, p-c.unit)
+	if err == nil {
+		c.byteAt, c.unit = next, p
 	}
-	return true
+	return err != errSplit
 }
 
 // utf16Len returns the length of s in UTF-16 code units.

@@ -709,18 +709,18 @@ func FuzzUnitCursor(f *testing.F) {
 			}
 			// advance from the start agrees: it stops inside a pair or past the end, and
 			// otherwise at the byte where p units of the text end.
-			at, bad := advance(s, 0, p)
+			at, err := advance(s, 0, p)
 			switch {
 			case p > len(units):
-				if bad == "" {
+				if err == nil {
 					t.Fatalf("%q: advance(%d) past the end, no error", s, p)
 				}
 			case !want:
-				if bad == "" {
+				if err == nil {
 					t.Fatalf("%q: advance(%d) inside a pair, no error", s, p)
 				}
-			case bad != "" || len(utf16.Encode([]rune(s[:at]))) != p:
-				t.Fatalf("%q: advance(%d) = %d %q", s, p, at, bad)
+			case err != nil || len(utf16.Encode([]rune(s[:at]))) != p:
+				t.Fatalf("%q: advance(%d) = %d %v", s, p, at, err)
 			}
 		}
 	})
