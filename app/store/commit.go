@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -225,6 +226,7 @@ func (c *committer) startCheckpoints(reader *sql.DB) {
 	go func() {
 		defer close(c.ckptDone)
 		t := time.NewTicker(checkpointEvery)
+		var pausedUntil time.Time // no RESTART before, after one gave up
 		defer t.Stop()
 		for {
 			select {
@@ -239,8 +241,11 @@ func (c *committer) startCheckpoints(reader *sql.DB) {
 				// transaction), the passive checkpoint cannot copy the frames written since,
 				// and the log cannot start over before that reader ends anyway: waiting for it
 				// would only stall the writes, up to the busy timeout, and then fail them.
-				if err == nil && frames >= walLimit && copied == frames {
-					_, err = checkpoint(reader, "RESTART")
+				if err == nil && frames >= walLimit && copied == frames && time.Now().After(pausedUntil) {
+					var busy bool
+					if busy, err = restart(reader); busy {
+						pausedUntil = time.Now().Add(restartPause)
+					}
 				}
 				return err
 			})
@@ -252,6 +257,41 @@ func (c *committer) startCheckpoints(reader *sql.DB) {
 			}
 		}
 	}()
+}
+
+// restartWait bounds how long a RESTART checkpoint waits for the readers of the log: it
+// holds the writer's lock meanwhile, so every write waits too. A reader that is still
+// reading the log (Litestream copying it to its replica, a slow page) would otherwise hold up
+// the writes for as long as it reads, up to the busy timeout (10 s). Given up, the RESTART
+// is not tried again for restartPause, so that the writes run in between.
+const (
+	restartWait  = 100 * time.Millisecond
+	restartPause = time.Second
+)
+
+// restart runs a RESTART checkpoint on a connection of db that waits at most restartWait
+// for the log's readers, and reports whether it gave up (busy: no failure, the log starts
+// over later).
+func restart(db *sql.DB) (busy bool, err error) {
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	var was int
+	if err := conn.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&was); err != nil {
+		return false, err
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", restartWait.Milliseconds())); err != nil {
+		return false, err
+	}
+	var gaveUp, frames, copied int
+	err = conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&gaveUp, &frames, &copied)
+	if _, rerr := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", was)); err == nil {
+		err = rerr
+	}
+	return gaveUp != 0, err
 }
 
 // checkpoint runs one checkpoint and returns the number of frames in the log.
